@@ -1,0 +1,43 @@
+// ESLint: typescript-eslint strict with type information, plus the layer rules of STYLE.md.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const infrastructure = ['fastify', 'fastify/*', '@fastify/*', 'kysely', 'pg', 'better-sqlite3', 'undici', 'node:fs', 'node:fs/promises', 'fs', 'node:http', 'node:net', 'pino'];
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'coverage/**', 'packages/server/src/portal/assets/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.strict,
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['packages/server/src/domain/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: infrastructure.filter((p) => !p.includes('*')), patterns: ['fastify/*', '@fastify/*', '**/storage/**', '**/http/**', '**/portal/**', '**/worker/**', '**/cli/**'] }],
+      'no-restricted-globals': ['error', { name: 'fetch', message: 'domain/ does no I/O; take a port.' }, { name: 'process', message: 'config/ reads the environment.' }],
+    },
+  },
+  {
+    files: ['packages/server/src/storage/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['fastify', '@fastify/*', '**/http/**', '**/portal/**'] }] },
+  },
+  {
+    files: ['packages/contract/src/**/*.ts', 'packages/sdk/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['@presence/server', '**/server/**', 'fastify', 'kysely'] }] },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

@@ -1,0 +1,70 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { HashHex, IsoTime, prefixedId } from './common.js';
+
+/** COSE algorithm identifiers the verifier supports. */
+export const SUPPORTED_ALGORITHMS = [-7, -35, -36, -8, -257, -258, -259, -37, -38, -39] as const;
+
+const Origin = Type.String({ minLength: 1, maxLength: 512, pattern: '^(https?://[^/?#\\s]+|android:apk-key-hash:[A-Za-z0-9_-]+)$' });
+const RpId = Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$' });
+
+export const PolicyBody = Type.Object(
+  {
+    rpId: RpId,
+    rpName: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    allowedOrigins: Type.Array(Origin, { minItems: 1, maxItems: 32, uniqueItems: true }),
+    allowCrossOrigin: Type.Optional(Type.Boolean({ default: false })),
+    allowedTopOrigins: Type.Optional(Type.Array(Origin, { maxItems: 32, uniqueItems: true })),
+    challengeTtlSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 600, default: 120 })),
+    registrationTtlSeconds: Type.Optional(Type.Integer({ minimum: 30, maximum: 900, default: 300 })),
+    allowedAlgorithms: Type.Optional(
+      Type.Array(Type.Union(SUPPORTED_ALGORITHMS.map((a) => Type.Literal(a))), { minItems: 1, uniqueItems: true }),
+    ),
+    attestation: Type.Optional(
+      Type.Object(
+        {
+          conveyance: Type.Union([Type.Literal('none'), Type.Literal('direct')], { default: 'none' }),
+          allowedFormats: Type.Array(Type.String({ minLength: 1, maxLength: 32 }), { maxItems: 16, uniqueItems: true }),
+          aaguidAllowlist: Type.Array(Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' }), {
+            maxItems: 1000,
+            uniqueItems: true,
+          }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    counter: Type.Optional(
+      Type.Union([Type.Literal('reject-regression'), Type.Literal('ignore')], { default: 'reject-regression' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type PolicyBody = Static<typeof PolicyBody>;
+
+/** A stored policy version: every field resolved, immutable once written. */
+export const PolicyRules = Type.Object({
+  rpId: Type.String(),
+  rpName: Type.String(),
+  allowedOrigins: Type.Array(Type.String()),
+  allowCrossOrigin: Type.Boolean(),
+  allowedTopOrigins: Type.Array(Type.String()),
+  challengeTtlSeconds: Type.Integer(),
+  registrationTtlSeconds: Type.Integer(),
+  userVerification: Type.Literal('required'),
+  allowedAlgorithms: Type.Array(Type.Integer()),
+  attestation: Type.Object({
+    conveyance: Type.String(),
+    allowedFormats: Type.Array(Type.String()),
+    aaguidAllowlist: Type.Array(Type.String()),
+  }),
+  counter: Type.String(),
+});
+export type PolicyRules = Static<typeof PolicyRules>;
+
+export const PolicyVersion = Type.Object({
+  policyId: prefixedId('pol'),
+  version: Type.Integer({ minimum: 1 }),
+  policyHashHex: HashHex,
+  createdAt: IsoTime,
+  rules: PolicyRules,
+});
+export type PolicyVersion = Static<typeof PolicyVersion>;

@@ -1,0 +1,73 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Config } from './config/load-config.js';
+import type { Deps } from './domain/deps.js';
+import type { Clock, Random, Store } from './domain/ports.js';
+import { loadReceiptSigner } from './domain/receipts/receipt-signer.js';
+import { createSecretBox } from './domain/secrets.js';
+import { PublicKeyCache } from './domain/webauthn/public-key-cache.js';
+import { buildApp } from './http/app.js';
+import type { App } from './http/types.js';
+import { portal } from './portal/portal.js';
+import { ensureDevTenant } from './dev-tenant.js';
+import { migrateDatabase } from './storage/migrate-database.js';
+import { openStore } from './storage/open-store.js';
+
+export const systemClock: Clock = { now: () => Date.now() };
+export const cryptoRandom: Random = { bytes: (n) => randomBytes(n) };
+
+export interface Composed {
+  deps: Deps;
+  app: App;
+  store: Store;
+  close(): Promise<void>;
+}
+
+/** Derives a purpose-specific key from the master key, so one secret never serves two uses. */
+export function deriveKey(master: Buffer, purpose: string): Buffer {
+  return createHmac('sha256', master).update(`presence/v1/${purpose}`).digest();
+}
+
+/** Opens the database (migrating it first) and builds the domain's dependencies. */
+export async function composeDeps(config: Config): Promise<Deps> {
+  const options = { databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath, pgPoolSize: config.pgPoolSize };
+  await migrateDatabase(options);
+  return depsFromStore(await openStore(options), config.masterKey);
+}
+
+/** The domain's dependencies around an open store; tests pass their own store and clock. */
+export async function depsFromStore(store: Store, masterKey: Buffer, clock: Clock = systemClock): Promise<Deps> {
+  const secrets = createSecretBox(deriveKey(masterKey, 'secrets-at-rest'), cryptoRandom);
+  const signer = await loadReceiptSigner({ store, clock, secrets });
+  return { store, clock, random: cryptoRandom, secrets, signer, publicKeys: new PublicKeyCache() };
+}
+
+/** The one place that knows every layer: storage → domain → http and portal. */
+export async function compose(config: Config, logger: Logger | false): Promise<Composed> {
+  return composeWith(await composeDeps(config), config, logger);
+}
+
+/** Builds the HTTP app (API and portal) around ready dependencies. */
+export async function composeWith(deps: Deps, config: Config, logger: Logger | false): Promise<Composed> {
+  const devTenantId = config.devTenant ? await ensureDevTenant(deps, config, logger) : undefined;
+  const app = await buildApp(deps, {
+    logger: logger === false ? false : logger,
+    bodyLimitBytes: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    rateLimitPerMinute: config.rateLimitPerMinute,
+    cursorKey: deriveKey(config.masterKey, 'cursor'),
+    plugins: [portal({ demoTenantId: devTenantId })],
+  });
+  const refresh = setInterval(() => void deps.signer.refresh().catch(() => undefined), 60_000);
+  refresh.unref();
+  return {
+    deps,
+    app,
+    store: deps.store,
+    async close() {
+      clearInterval(refresh);
+      await app.close();
+      await deps.store.close();
+    },
+  };
+}

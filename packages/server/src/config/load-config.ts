@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+/** The environment the service reads: one schema, parsed once, here and nowhere else. */
+const Env = Type.Object({
+  NODE_ENV: Type.Optional(Type.String()),
+  HOST: Type.String({ default: '127.0.0.1' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  PRESENCE_DATA_DIR: Type.String({ default: './data' }),
+  PRESENCE_MASTER_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' })),
+  PRESENCE_DEV_TENANT: Type.Optional(Type.Boolean()),
+  PRESENCE_DEV_ORIGIN: Type.String({ default: 'http://localhost:8080' }),
+  PRESENCE_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 16 * 1024 * 1024, default: 1024 * 1024 }),
+  PRESENCE_PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  PRESENCE_TRUST_PROXY: Type.Boolean({ default: false }),
+  PRESENCE_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 6000 }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+});
+
+export interface Config {
+  production: boolean;
+  host: string;
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  sqlitePath: string;
+  /** 32 bytes that seal secrets at rest and key the cursor MACs. */
+  masterKey: Buffer;
+  /** Where the master key came from, for the start-up log line. */
+  masterKeySource: 'environment' | 'development key file';
+  devTenant: boolean;
+  devOrigin: string;
+  bodyLimitBytes: number;
+  pgPoolSize: number;
+  trustProxy: boolean;
+  rateLimitPerMinute: number;
+  logLevel: Static<typeof Env>['LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const raw = Object.fromEntries(Object.entries(source).filter(([k]) => k in Env.properties));
+  const converted = Value.Convert(Env, Value.Default(Env, raw));
+  const errors = [...Value.Errors(Env, converted)];
+  if (errors.length > 0) {
+    throw new ConfigError(`invalid configuration: ${errors.map((e) => `${e.path.slice(1)} ${e.message}`).join('; ')}`);
+  }
+  const env = converted as Static<typeof Env>;
+  const production = env.NODE_ENV === 'production';
+  const dataDir = resolve(env.PRESENCE_DATA_DIR);
+  const master = readMasterKey(env.PRESENCE_MASTER_KEY, production, dataDir);
+  return {
+    production,
+    host: env.HOST,
+    port: env.PORT,
+    databaseUrl: env.DATABASE_URL,
+    dataDir,
+    sqlitePath: join(dataDir, 'presence.sqlite'),
+    masterKey: master.key,
+    masterKeySource: master.source,
+    devTenant: env.PRESENCE_DEV_TENANT ?? !production,
+    devOrigin: env.PRESENCE_DEV_ORIGIN,
+    bodyLimitBytes: env.PRESENCE_BODY_LIMIT_BYTES,
+    pgPoolSize: env.PRESENCE_PG_POOL_SIZE,
+    trustProxy: env.PRESENCE_TRUST_PROXY,
+    rateLimitPerMinute: env.PRESENCE_RATE_LIMIT_PER_MINUTE,
+    logLevel: env.LOG_LEVEL,
+  };
+}
+
+/**
+ * Production requires PRESENCE_MASTER_KEY (32 bytes, base64url). For development only, a key
+ * is generated once into the data directory (mode 0600) so `npm start` works with no setup.
+ */
+function readMasterKey(value: string | undefined, production: boolean, dataDir: string): { key: Buffer; source: Config['masterKeySource'] } {
+  if (value !== undefined) return { key: Buffer.from(value, 'base64url'), source: 'environment' };
+  if (production) throw new ConfigError('PRESENCE_MASTER_KEY is required when NODE_ENV=production');
+  const file = join(dataDir, 'master.key');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    try {
+      writeFileSync(file, randomBytes(32).toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
+  if (key.length !== 32) throw new ConfigError(`${file} does not hold a 32-byte base64url key`);
+  return { key, source: 'development key file' };
+}

@@ -1,0 +1,23 @@
+import type { Logger } from 'pino';
+import type { Config } from './config/load-config.js';
+import type { Deps } from './domain/deps.js';
+import { createTenant } from './domain/tenants/create-tenant.js';
+
+export const DEV_TENANT_NAME = 'development';
+
+/**
+ * Development only: the first start creates a tenant for `localhost` and prints its API key
+ * once. Later starts find it again by name.
+ */
+export async function ensureDevTenant(deps: Deps, config: Config, logger: Logger | false): Promise<string> {
+  const existing = (await deps.store.tenants.list()).find((t) => t.name === DEV_TENANT_NAME);
+  if (existing) return existing.id;
+  const created = await createTenant(deps, { name: DEV_TENANT_NAME, rpId: new URL(config.devOrigin).hostname, origins: [config.devOrigin] });
+  // Printed to stdout once, on purpose and outside the log stream: it is the developer's key.
+  process.stdout.write(
+    `\nDevelopment tenant ${created.tenant.id} created for ${config.devOrigin}.\n` +
+      `Its API key (shown once, stored only as a hash):\n\n  ${created.apiKey}\n\n`,
+  );
+  if (logger) logger.info({ tenantId: created.tenant.id }, 'development tenant created');
+  return created.tenant.id;
+}

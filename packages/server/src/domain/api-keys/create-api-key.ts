@@ -1,0 +1,58 @@
+import type { ApiKey, Scope } from '@presence/contract';
+import type { Deps } from '../deps.js';
+import { toIso } from '../encoding.js';
+import { newId } from '../ids.js';
+import type { ApiKeyRecord, StoreTx } from '../ports.js';
+import { newKeySecret } from './api-key-secret.js';
+
+export interface CreateApiKeyInput {
+  name: string;
+  scopes: Scope[];
+  expiresInSeconds?: number | undefined;
+}
+
+/** Creates a key and returns its secret: the only time the secret exists outside the caller. */
+export async function createApiKey(
+  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  tenantId: string,
+  input: CreateApiKeyInput,
+): Promise<{ key: ApiKey; secret: string }> {
+  return deps.store.transaction((tx) => insertApiKey(deps, tx, tenantId, input));
+}
+
+export async function insertApiKey(
+  deps: Pick<Deps, 'clock' | 'random'>,
+  tx: StoreTx,
+  tenantId: string,
+  input: CreateApiKeyInput,
+): Promise<{ key: ApiKey; secret: string }> {
+  const now = deps.clock.now();
+  const { secret, prefix, keyHash } = newKeySecret(deps.random);
+  const record: ApiKeyRecord = {
+    id: newId(deps, 'key'),
+    tenantId,
+    name: input.name,
+    prefix,
+    keyHash,
+    scopes: [...input.scopes],
+    createdAt: now,
+    lastUsedAt: null,
+    expiresAt: input.expiresInSeconds === undefined ? null : now + input.expiresInSeconds * 1000,
+    revokedAt: null,
+  };
+  await tx.apiKeys.insert(record);
+  return { key: toApiKey(record), secret };
+}
+
+export function toApiKey(k: ApiKeyRecord): ApiKey {
+  return {
+    keyId: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    createdAt: toIso(k.createdAt),
+    lastUsedAt: k.lastUsedAt === null ? null : toIso(k.lastUsedAt),
+    expiresAt: k.expiresAt === null ? null : toIso(k.expiresAt),
+    revokedAt: k.revokedAt === null ? null : toIso(k.revokedAt),
+  };
+}

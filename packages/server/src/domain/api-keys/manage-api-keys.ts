@@ -1,0 +1,43 @@
+import type { ApiKey } from '@presence/contract';
+import type { Deps } from '../deps.js';
+import { notFound } from '../errors.js';
+import type { PageRequest } from '../ports.js';
+import { insertApiKey, toApiKey } from './create-api-key.js';
+
+export async function listApiKeys(deps: Pick<Deps, 'store'>, tenantId: string, page: PageRequest) {
+  const rows = await deps.store.apiKeys.list(tenantId, { limit: page.limit + 1, afterId: page.afterId });
+  return { items: rows.slice(0, page.limit).map(toApiKey), hasMore: rows.length > page.limit };
+}
+
+export async function getApiKey(deps: Pick<Deps, 'store'>, tenantId: string, keyId: string): Promise<ApiKey> {
+  const key = await deps.store.apiKeys.get(tenantId, keyId);
+  if (!key) throw notFound('the API key');
+  return toApiKey(key);
+}
+
+export async function revokeApiKey(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, keyId: string): Promise<ApiKey> {
+  const key = await deps.store.apiKeys.update(tenantId, keyId, { revokedAt: deps.clock.now() });
+  if (!key) throw notFound('the API key');
+  return toApiKey(key);
+}
+
+/**
+ * Issues a new key with the same name and scopes; the old one keeps working for the grace
+ * period, so callers can deploy the new secret without an outage.
+ */
+export async function rotateApiKey(
+  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  tenantId: string,
+  keyId: string,
+  gracePeriodSeconds: number,
+): Promise<{ key: ApiKey; secret: string; previous: ApiKey }> {
+  return deps.store.transaction(async (tx) => {
+    const old = await tx.apiKeys.get(tenantId, keyId);
+    if (!old || old.revokedAt !== null) throw notFound('the active API key');
+    const graceEnd = deps.clock.now() + gracePeriodSeconds * 1000;
+    const expiresAt = old.expiresAt === null ? graceEnd : Math.min(old.expiresAt, graceEnd);
+    const previous = await tx.apiKeys.update(tenantId, keyId, { expiresAt });
+    const created = await insertApiKey(deps, tx, tenantId, { name: old.name, scopes: old.scopes });
+    return { ...created, previous: toApiKey(previous ?? old) };
+  });
+}

@@ -1,0 +1,15 @@
+import type { PolicyVersion } from '@presence/contract';
+import type { Deps } from '../deps.js';
+import { notFound } from '../errors.js';
+import type { PolicyRecord } from '../ports.js';
+import { toPolicyVersion } from './put-policy.js';
+
+export async function getPolicy(deps: Pick<Deps, 'store'>, tenantId: string): Promise<PolicyVersion> {
+  return toPolicyVersion(await currentPolicy(deps, tenantId));
+}
+
+export async function currentPolicy(deps: Pick<Deps, 'store'>, tenantId: string): Promise<PolicyRecord> {
+  const policy = await deps.store.policies.current(tenantId);
+  if (!policy) throw notFound('the tenant policy');
+  return policy;
+}

@@ -1,0 +1,48 @@
+import type { PolicyBody, PolicyVersion } from '@presence/contract';
+import type { Deps } from '../deps.js';
+import { DomainError } from '../errors.js';
+import { canonicalJson, sha256Hex, toIso } from '../encoding.js';
+import { newId } from '../ids.js';
+import type { PolicyRecord, StoreTx } from '../ports.js';
+import { UniqueViolation } from '../ports.js';
+import { resolvePolicy } from './resolve-policy.js';
+
+/** Writes a new immutable policy version; the previous versions stay, receipts name theirs. */
+export async function putPolicy(deps: Pick<Deps, 'store' | 'clock' | 'random'>, tenantId: string, body: PolicyBody): Promise<PolicyVersion> {
+  try {
+    return await deps.store.transaction(async (tx) => {
+      const current = await tx.policies.current(tenantId);
+      const record = await insertPolicyVersion(deps, tx, tenantId, body, (current?.version ?? 0) + 1);
+      return toPolicyVersion(record);
+    });
+  } catch (error) {
+    if (error instanceof UniqueViolation) {
+      throw new DomainError('conflict', 'the policy was changed concurrently; read it again and retry', [], { cause: error });
+    }
+    throw error;
+  }
+}
+
+export async function insertPolicyVersion(
+  deps: Pick<Deps, 'clock' | 'random'>,
+  tx: StoreTx,
+  tenantId: string,
+  body: PolicyBody,
+  version: number,
+): Promise<PolicyRecord> {
+  const rules = resolvePolicy(body);
+  const record: PolicyRecord = {
+    id: newId(deps, 'pol'),
+    tenantId,
+    version,
+    rules,
+    hashHex: sha256Hex(canonicalJson(rules)),
+    createdAt: deps.clock.now(),
+  };
+  await tx.policies.insert(record);
+  return record;
+}
+
+export function toPolicyVersion(p: PolicyRecord): PolicyVersion {
+  return { policyId: p.id, version: p.version, policyHashHex: p.hashHex, createdAt: toIso(p.createdAt), rules: p.rules };
+}

@@ -1,0 +1,70 @@
+import type { CreateChallengeBody } from '@presence/contract';
+import { deriveChallenge } from '@presence/sdk';
+import type { Deps } from '../deps.js';
+import { DomainError } from '../errors.js';
+import { toB64Url, toIso } from '../encoding.js';
+import { newId } from '../ids.js';
+import type { ChallengeRecord } from '../ports.js';
+import { currentPolicy } from '../policy/get-policy.js';
+import { recordUsage } from '../usage/record-usage.js';
+
+/** The longest a challenge may live, whatever the policy or request says. */
+export const MAX_CHALLENGE_TTL_SECONDS = 600;
+
+/**
+ * Issues a single-use challenge whose bytes commit to the action hash (contract §2). With a
+ * subject, only that subject's active credentials are allowed.
+ */
+export async function createChallenge(deps: Pick<Deps, 'store' | 'clock' | 'random'>, tenantId: string, input: CreateChallengeBody) {
+  const policy = await currentPolicy(deps, tenantId);
+  const rules = policy.rules;
+  const allowed =
+    input.subject === undefined
+      ? []
+      : await deps.store.credentials.list(tenantId, { subject: input.subject, includeRevoked: false }, { limit: 100 });
+  if (input.subject !== undefined && allowed.length === 0) {
+    throw new DomainError('policy_violation', 'the subject has no active credentials; enroll an authenticator first', [
+      { field: '/subject', message: 'no active credentials' },
+    ]);
+  }
+  const ttl = Math.min(input.ttlSeconds ?? rules.challengeTtlSeconds, MAX_CHALLENGE_TTL_SECONDS);
+  const nonce = deps.random.bytes(32);
+  const challenge = deriveChallenge(Buffer.from(input.actionHashHex, 'hex'), nonce);
+  const now = deps.clock.now();
+  const record: ChallengeRecord = {
+    id: newId(deps, 'chl'),
+    tenantId,
+    actionHashHex: input.actionHashHex,
+    subject: input.subject ?? null,
+    purpose: input.purpose ?? null,
+    nonceB64Url: toB64Url(nonce),
+    challengeB64Url: toB64Url(challenge),
+    allowCredentialIds: allowed.map((c) => c.credentialId),
+    policyId: policy.id,
+    createdAt: now,
+    expiresAt: now + ttl * 1000,
+    status: 'pending',
+    usedAt: null,
+    decision: null,
+    reason: null,
+    receiptId: null,
+    credentialRef: null,
+  };
+  await deps.store.transaction(async (tx) => {
+    await tx.challenges.insert(record);
+    await recordUsage(deps, tx, tenantId, 'challenges.created', record.id);
+  });
+  return {
+    challengeId: record.id,
+    actionHashHex: record.actionHashHex,
+    status: 'pending' as const,
+    expiresAt: toIso(record.expiresAt),
+    publicKey: {
+      challenge: record.challengeB64Url,
+      timeout: ttl * 1000,
+      rpId: rules.rpId,
+      allowCredentials: allowed.map((c) => ({ id: c.credentialId, type: 'public-key' as const, transports: c.transports })),
+      userVerification: 'required',
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import type { Receipt } from '@presence/contract';
+import { canonicalJson, sha256Hex, toB64Url, toIso } from '../encoding.js';
+import type { ChallengeRecord, CredentialRecord, PolicyRecord, ReceiptRecord } from '../ports.js';
+import type { VerifiedAssertion } from '../webauthn/verify-assertion.js';
+import type { ReceiptSigner } from './receipt-signer.js';
+
+export interface ReceiptFacts {
+  receiptId: string;
+  challenge: ChallengeRecord;
+  credential: CredentialRecord;
+  policy: PolicyRecord;
+  assertion: VerifiedAssertion;
+  verifiedAt: number;
+}
+
+/** The receipt object of contract §5: every field present, null when absent. */
+export function buildReceipt(f: ReceiptFacts): Receipt {
+  const a = f.assertion;
+  return {
+    version: 'presence.receipt.v1',
+    receiptId: f.receiptId,
+    tenantId: f.challenge.tenantId,
+    challengeId: f.challenge.id,
+    decision: 'PRESENCE_VERIFIED',
+    actionHashHex: f.challenge.actionHashHex,
+    purpose: f.challenge.purpose,
+    challengeNonceB64Url: f.challenge.nonceB64Url,
+    challengeB64Url: f.challenge.challengeB64Url,
+    challengeCreatedAt: toIso(f.challenge.createdAt),
+    challengeExpiresAt: toIso(f.challenge.expiresAt),
+    verifiedAt: toIso(f.verifiedAt),
+    issuedAt: toIso(f.verifiedAt),
+    rpId: f.policy.rules.rpId,
+    origin: a.origin,
+    topOrigin: a.topOrigin,
+    crossOrigin: a.crossOrigin,
+    flags: { UP: a.flags.UP, UV: a.flags.UV, BE: a.flags.BE, BS: a.flags.BS },
+    signCount: a.signCount,
+    credentialId: f.credential.credentialId,
+    credentialRef: f.credential.id,
+    credentialPublicKeyB64Url: f.credential.publicKeyB64Url,
+    credentialAlg: f.credential.algorithm,
+    subject: f.credential.subject,
+    authenticatorDataB64Url: toB64Url(a.authenticatorData),
+    clientDataJSONB64Url: toB64Url(a.clientDataJSON),
+    signatureB64Url: toB64Url(a.signature),
+    userHandleB64Url: a.userHandle === null ? null : toB64Url(a.userHandle),
+    policyId: f.policy.id,
+    policyVersion: f.policy.version,
+    policyHashHex: f.policy.hashHex,
+  };
+}
+
+/** Canonicalizes, hashes and signs: the stored record keeps the exact signed bytes. */
+export function sealReceipt(signer: ReceiptSigner, receipt: Receipt): ReceiptRecord {
+  const text = canonicalJson(receipt);
+  const { kid, signatureB64Url } = signer.sign(Buffer.from(text, 'utf8'));
+  return {
+    id: receipt.receiptId,
+    tenantId: receipt.tenantId,
+    challengeId: receipt.challengeId,
+    credentialRef: receipt.credentialRef,
+    subject: receipt.subject,
+    actionHashHex: receipt.actionHashHex,
+    issuedAt: Date.parse(receipt.issuedAt),
+    canonicalJson: text,
+    hashHex: sha256Hex(text),
+    kid,
+    signatureB64Url,
+  };
+}

@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { Deps } from '../domain/deps.js';
+import { CursorCodec } from './cursor.js';
+import { registerAuth } from './plugins/auth.js';
+import { registerProblemHandlers } from './plugins/problem.js';
+import { registerRateLimit } from './plugins/rate-limit.js';
+import { credentialRoutes } from './routes/credentials.js';
+import { keyRoutes } from './routes/keys.js';
+import { policyRoutes } from './routes/policy.js';
+import { presenceRoutes } from './routes/presence.js';
+import { publicRoutes } from './routes/public.js';
+import { receiptRoutes } from './routes/receipts.js';
+import type { RouteDeps } from './routes/route-deps.js';
+import type { App } from './types.js';
+
+export interface HttpOptions {
+  logger: FastifyBaseLogger | false;
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+  rateLimitPerMinute: number;
+  /** Keys the pagination cursor MACs. */
+  cursorKey: Buffer;
+  /** Extra encapsulated plugins (the portal), registered after the API. */
+  plugins?: ((app: App, routeDeps: RouteDeps) => Promise<void>)[];
+}
+
+export const API_INFO = {
+  title: 'Presence API',
+  version: '1.0.0',
+  description:
+    'Proof that a verified human approved one exact action: action-bound WebAuthn challenges, single-use decisions and offline-verifiable signed receipts.',
+};
+
+export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
+  const base = {
+    bodyLimit: options.bodyLimitBytes,
+    trustProxy: options.trustProxy,
+    genReqId: () => `req_${randomBytes(12).toString('base64url')}`,
+    requestIdHeader: false as const,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' as const, allErrors: true } },
+    routerOptions: { maxParamLength: 1500 },
+  };
+  const fastify = options.logger === false ? Fastify({ ...base, logger: false }) : Fastify({ ...base, loggerInstance: options.logger });
+  const app: App = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerProblemHandlers(app);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: API_INFO,
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'API key: prs_…' } } },
+      security: [{ apiKey: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  registerAuth(app, deps);
+  registerRateLimit(app, options.rateLimitPerMinute, () => deps.clock.now());
+  const routeDeps: RouteDeps = { deps, cursors: new CursorCodec(options.cursorKey) };
+  for (const routes of [publicRoutes, presenceRoutes, credentialRoutes, receiptRoutes, keyRoutes, policyRoutes]) {
+    routes(app, routeDeps);
+  }
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  for (const plugin of options.plugins ?? []) await plugin(app, routeDeps);
+  return app;
+}

@@ -1,0 +1,67 @@
+import {
+  ChallengeCreated,
+  ChallengeParams,
+  ChallengeView,
+  CreateChallengeBody,
+  SignedReceipt,
+  VerifyBody,
+  VerifyResult,
+} from '@presence/contract';
+import { createChallenge } from '../../domain/presence/create-challenge.js';
+import { getChallenge } from '../../domain/presence/get-challenge.js';
+import { verifyPresence } from '../../domain/presence/verify-presence.js';
+import { getChallengeReceipt } from '../../domain/receipts/get-receipt.js';
+import { tenantOf, type App } from '../types.js';
+import { problemResponses } from './errors.js';
+import type { RouteDeps } from './route-deps.js';
+
+export function presenceRoutes(app: App, { deps }: RouteDeps): void {
+  app.post('/v1/presence/challenge', {
+    config: { scope: 'challenges:write' },
+    schema: {
+      tags: ['presence'],
+      summary: 'Issue a single-use challenge bound to an action hash',
+      body: CreateChallengeBody,
+      response: { 201: ChallengeCreated, ...problemResponses },
+    },
+    handler: async (request, reply) => reply.code(201).send(await createChallenge(deps, tenantOf(request), request.body)),
+  });
+
+  app.post('/v1/presence/verify', {
+    config: { scope: 'presence:verify' },
+    schema: {
+      tags: ['presence'],
+      summary: 'Verify an assertion: exactly one decision per challenge',
+      description: 'Denials are 200 responses; act only when decision is PRESENCE_VERIFIED.',
+      body: VerifyBody,
+      response: { 200: VerifyResult, ...problemResponses },
+    },
+    handler: async (request) => {
+      const result = await verifyPresence(deps, tenantOf(request), request.body);
+      request.log.info({ challengeId: result.challengeId, decision: result.decision }, 'presence decision');
+      return result;
+    },
+  });
+
+  app.get('/v1/presence/challenges/:challengeId', {
+    config: { scope: 'challenges:read' },
+    schema: {
+      tags: ['presence'],
+      summary: 'Read a challenge and its decision',
+      params: ChallengeParams,
+      response: { 200: ChallengeView, ...problemResponses },
+    },
+    handler: async (request) => getChallenge(deps, tenantOf(request), request.params.challengeId),
+  });
+
+  app.get('/v1/presence/challenges/:challengeId/receipt', {
+    config: { scope: 'receipts:read' },
+    schema: {
+      tags: ['receipts'],
+      summary: 'The receipt of a verified challenge (404 when none)',
+      params: ChallengeParams,
+      response: { 200: SignedReceipt, ...problemResponses },
+    },
+    handler: async (request) => getChallengeReceipt(deps, tenantOf(request), request.params.challengeId),
+  });
+}

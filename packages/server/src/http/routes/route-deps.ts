@@ -1,0 +1,8 @@
+import type { Deps } from '../../domain/deps.js';
+import type { CursorCodec } from '../cursor.js';
+
+/** What route files receive: the domain's dependencies and the cursor codec. */
+export interface RouteDeps {
+  deps: Deps;
+  cursors: CursorCodec;
+}

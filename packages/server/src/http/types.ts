@@ -1,0 +1,40 @@
+import type { Scope } from '@presence/contract';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** Who is calling: set by the auth plugin on every route that names a scope. */
+export interface AuthContext {
+  tenantId: string;
+  keyId: string;
+  scopes: readonly Scope[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+  interface FastifyContextConfig {
+    /** The scope a route requires; routes without one are public. */
+    scope?: Scope;
+  }
+}
+
+/** The caller's tenant on a route that requires a scope (the auth plugin guarantees it). */
+export function tenantOf(request: { auth: AuthContext | null }): string {
+  if (!request.auth) throw new Error('route has no scope but reads the tenant');
+  return request.auth.tenantId;
+}

@@ -1,0 +1,37 @@
+import { loadConfig } from './config/load-config.js';
+import { compose } from './compose.js';
+import { createLogger } from './logger.js';
+
+/** load config → compose → listen; stop cleanly on SIGTERM/SIGINT. */
+export async function serve(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const composed = await compose(config, logger);
+  await composed.app.listen({ host: config.host, port: config.port });
+  logger.info(
+    { database: composed.store.dialect, masterKey: config.masterKeySource, demo: config.devTenant ? '/demo' : 'off' },
+    'presence is listening',
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    composed.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'unclean stop');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  serve().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

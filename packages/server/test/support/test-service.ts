@@ -1,0 +1,95 @@
+/**
+ * A real service for end-to-end tests: a fresh SQLite file or PostgreSQL schema, the real
+ * domain, the real Fastify app (driven with app.inject), one tenant with a full-scope key.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Scope } from '@presence/contract';
+import { composeWith, depsFromStore, type Composed } from '../../src/compose.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { createApiKey } from '../../src/domain/api-keys/create-api-key.js';
+import type { Clock } from '../../src/domain/ports.js';
+import { createTenant } from '../../src/domain/tenants/create-tenant.js';
+import type { Dialect } from '../../src/storage/open-database.js';
+import { openTestStore, type TestStore } from '../../src/storage/testing.js';
+import { SoftAuthenticator } from './soft-authenticator.js';
+
+export const RP_ID = 'app.example';
+export const ORIGIN = 'https://app.example';
+
+/** Real time plus an offset the test can move forward. */
+export class TestClock implements Clock {
+  offsetMs = 0;
+  now(): number {
+    return Date.now() + this.offsetMs;
+  }
+  advance(seconds: number): void {
+    this.offsetMs += seconds * 1000;
+  }
+}
+
+export interface TestService {
+  composed: Composed;
+  testStore: TestStore;
+  clock: TestClock;
+  tenantId: string;
+  apiKey: string;
+  request(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, key?: string): Promise<{ status: number; json: any; headers: Record<string, unknown> }>;
+  newTenant(): Promise<{ tenantId: string; apiKey: string }>;
+  keyWith(scopes: Scope[]): Promise<string>;
+  enroll(subject: string, authenticator?: SoftAuthenticator): Promise<{ authenticator: SoftAuthenticator; credential: any }>;
+  close(): Promise<void>;
+}
+
+export async function startTestService(dialect: Dialect): Promise<TestService> {
+  const testStore = await openTestStore(dialect);
+  const dataDir = mkdtempSync(join(tmpdir(), 'presence-test-'));
+  const config = loadConfig({
+    PRESENCE_DATA_DIR: dataDir,
+    PRESENCE_DEV_TENANT: 'false',
+    PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
+    PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
+  });
+  const clock = new TestClock();
+  const deps = await depsFromStore(testStore.store, config.masterKey, clock);
+  const composed = await composeWith(deps, config, false);
+  const newTenant = async () => {
+    const t = await createTenant(deps, { name: 'test', rpId: RP_ID, origins: [ORIGIN] });
+    return { tenantId: t.tenant.id, apiKey: t.apiKey };
+  };
+  const first = await newTenant();
+  const service: TestService = {
+    composed,
+    testStore,
+    clock,
+    ...first,
+    async request(method, url, body, key = first.apiKey) {
+      const res = await composed.app.inject({
+        method,
+        url,
+        headers: key === '' ? {} : { authorization: `Bearer ${key}` },
+        ...(body === undefined ? {} : { payload: body as object }),
+      });
+      return { status: res.statusCode, json: res.body === '' ? undefined : res.json(), headers: res.headers };
+    },
+    newTenant,
+    async keyWith(scopes) {
+      return (await createApiKey(deps, first.tenantId, { name: 'scoped', scopes })).secret;
+    },
+    async enroll(subject, authenticator = new SoftAuthenticator(RP_ID, ORIGIN)) {
+      const options = await service.request('POST', '/v1/presence/credentials/options', { subject });
+      const credential = authenticator.register({ challenge: options.json.publicKey.challenge });
+      const created = await service.request('POST', '/v1/presence/credentials', { registrationId: options.json.registrationId, credential });
+      if (created.status !== 201) throw new Error(`enroll failed: ${JSON.stringify(created.json)}`);
+      return { authenticator, credential: created.json.credential };
+    },
+    async close() {
+      await composed.app.close();
+      await testStore.cleanup();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return service;
+}
