@@ -14,6 +14,7 @@ export const ERRORS = {
   idempotency_conflict: { status: 409, title: 'The Idempotency-Key was used with a different request' },
   registration_expired: { status: 410, title: 'The registration ceremony has expired or was already used' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
+  uri_too_long: { status: 414, title: 'The request URI is too long' },
   unsupported_media_type: { status: 415, title: 'Unsupported content type' },
   registration_rejected: { status: 422, title: 'The authenticator registration was rejected' },
   policy_violation: { status: 422, title: 'The request violates the tenant policy' },

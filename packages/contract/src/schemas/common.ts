@@ -37,3 +37,6 @@ export const Problem = Type.Object(
   },
   { $id: 'Problem' },
 );
+
+/** For routes that take no query parameters: an unknown one is a 400, not silently ignored. */
+export const NoQuery = Type.Object({}, { additionalProperties: false });

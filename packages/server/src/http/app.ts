@@ -6,7 +6,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../domain/deps.js';
 import { CursorCodec } from './cursor.js';
 import { registerAuth } from './plugins/auth.js';
-import { registerProblemHandlers } from './plugins/problem.js';
+import { frameworkErrors, registerProblemHandlers } from './plugins/problem.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { keyRoutes } from './routes/keys.js';
@@ -43,6 +43,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     requestIdHeader: false as const,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' as const, allErrors: true } },
     routerOptions: { maxParamLength: 1500 },
+    frameworkErrors,
   };
   const fastify = options.logger === false ? Fastify({ ...base, logger: false }) : Fastify({ ...base, loggerInstance: options.logger });
   const app: App = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -38,6 +38,14 @@ function validationErrors(error: FastifyError): FieldError[] {
   });
 }
 
+/** Errors the router raises before any route runs (bad URL encoding, overlong parameters). */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return sendProblem(reply, request, 'uri_too_long', 'a path parameter is longer than any valid id');
+  }
+  return sendProblem(reply, request, 'invalid_request', 'the URL is not validly percent-encoded');
+}
+
 /** One envelope for every failure: RFC 9457 problem+json with a stable code. */
 export function registerProblemHandlers(app: App): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {

@@ -3,6 +3,7 @@ import {
   CredentialCreated,
   CredentialParams,
   ListCredentialsQuery,
+  NoQuery,
   Page,
   RegisterCredentialBody,
   RegistrationOptions,
@@ -56,7 +57,7 @@ export function credentialRoutes(app: App, { deps, cursors }: RouteDeps): void {
 
   app.get('/v1/presence/credentials/:credentialId', {
     config: { scope: 'credentials:read' },
-    schema: { tags, summary: 'One credential', params: CredentialParams, response: { 200: CredentialCreated, ...problemResponses } },
+    schema: { tags, summary: 'One credential', params: CredentialParams, querystring: NoQuery, response: { 200: CredentialCreated, ...problemResponses } },
     handler: async (request) => ({ credential: await getCredential(deps, tenantOf(request), request.params.credentialId) }),
   });
 

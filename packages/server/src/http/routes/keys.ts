@@ -1,4 +1,4 @@
-import { ApiKey, CreateKeyBody, KeyCreated, KeyParams, ListKeysQuery, Page, RotateKeyBody } from '@presence/contract';
+import { NoQuery, ApiKey, CreateKeyBody, KeyCreated, KeyParams, ListKeysQuery, Page, RotateKeyBody } from '@presence/contract';
 import { Type } from '@sinclair/typebox';
 import { createApiKey } from '../../domain/api-keys/create-api-key.js';
 import { getApiKey, listApiKeys, revokeApiKey, rotateApiKey } from '../../domain/api-keys/manage-api-keys.js';
@@ -33,7 +33,7 @@ export function keyRoutes(app: App, { deps, cursors }: RouteDeps): void {
 
   app.get('/v1/keys/:keyId', {
     config,
-    schema: { tags, summary: 'One API key', params: KeyParams, response: { 200: ApiKey, ...problemResponses } },
+    schema: { tags, summary: 'One API key', params: KeyParams, querystring: NoQuery, response: { 200: ApiKey, ...problemResponses } },
     handler: async (request) => getApiKey(deps, tenantOf(request), request.params.keyId),
   });
 

@@ -1,4 +1,4 @@
-import { PolicyBody, PolicyVersion } from '@presence/contract';
+import { NoQuery, PolicyBody, PolicyVersion } from '@presence/contract';
 import { getPolicy } from '../../domain/policy/get-policy.js';
 import { putPolicy } from '../../domain/policy/put-policy.js';
 import { tenantOf, type App } from '../types.js';
@@ -8,7 +8,7 @@ import type { RouteDeps } from './route-deps.js';
 export function policyRoutes(app: App, { deps }: RouteDeps): void {
   app.get('/v1/policy', {
     config: { scope: 'policy:read' },
-    schema: { tags: ['policy'], summary: 'The policy in force', response: { 200: PolicyVersion, ...problemResponses } },
+    schema: { tags: ['policy'], summary: 'The policy in force', querystring: NoQuery, response: { 200: PolicyVersion, ...problemResponses } },
     handler: async (request) => getPolicy(deps, tenantOf(request)),
   });
 

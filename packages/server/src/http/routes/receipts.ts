@@ -1,4 +1,4 @@
-import { ReceiptParams, ReceiptVerification, SignedReceipt, VerifyReceiptBody } from '@presence/contract';
+import { NoQuery, ReceiptParams, ReceiptVerification, SignedReceipt, VerifyReceiptBody } from '@presence/contract';
 import { checkReceipt, type CheckReceiptInput } from '../../domain/receipts/check-receipt.js';
 import { getReceipt } from '../../domain/receipts/get-receipt.js';
 import { tenantOf, type App } from '../types.js';
@@ -12,6 +12,7 @@ export function receiptRoutes(app: App, { deps }: RouteDeps): void {
       tags: ['receipts'],
       summary: 'A receipt with its hash and the service signature',
       params: ReceiptParams,
+      querystring: NoQuery,
       response: { 200: SignedReceipt, ...problemResponses },
     },
     handler: async (request) => getReceipt(deps, tenantOf(request), request.params.receiptId),
