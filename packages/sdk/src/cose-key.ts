@@ -80,8 +80,16 @@ const EDDSA = new Set<number>([COSE_ALG.EdDSA, COSE_ALG.Ed25519, COSE_ALG.Ed448]
  * Verifies a WebAuthn signature as §6.5.6 says: ECDSA signatures are ASN.1 DER (raw r||s is
  * rejected), RSASSA-PKCS1-v1_5 or RSASSA-PSS for RSA, pure EdDSA for OKP keys.
  */
-export function verifyCoseSignature(alg: number, key: KeyObject, data: Uint8Array, signature: Uint8Array): boolean {
-  if (EDDSA.has(alg)) return key.asymmetricKeyType === 'ed25519' || key.asymmetricKeyType === 'ed448' ? verify(null, data, key, signature) : false;
+export function verifyCoseSignature(
+  alg: number,
+  key: KeyObject,
+  data: Uint8Array,
+  signature: Uint8Array,
+): boolean {
+  if (EDDSA.has(alg))
+    return key.asymmetricKeyType === 'ed25519' || key.asymmetricKeyType === 'ed448'
+      ? verify(null, data, key, signature)
+      : false;
   const hash = HASH[alg];
   if (hash === undefined) throw new Error(`unsupported COSE algorithm ${alg}`);
   if (key.asymmetricKeyType === 'ec') {
@@ -90,6 +98,7 @@ export function verifyCoseSignature(alg: number, key: KeyObject, data: Uint8Arra
   }
   if (key.asymmetricKeyType !== 'rsa') return false;
   const pss = PSS_SALT[alg];
-  if (pss !== undefined) return verify(hash, data, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: pss }, signature);
+  if (pss !== undefined)
+    return verify(hash, data, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: pss }, signature);
   return verify(hash, data, { key, padding: constants.RSA_PKCS1_PADDING }, signature);
 }

@@ -24,8 +24,17 @@ export interface SignedReceiptInput {
 
 type Fields = Record<string, unknown>;
 const STRING_FIELDS = [
-  'receiptId', 'actionHashHex', 'challengeNonceB64Url', 'challengeB64Url', 'issuedAt', 'rpId', 'origin',
-  'credentialPublicKeyB64Url', 'authenticatorDataB64Url', 'clientDataJSONB64Url', 'signatureB64Url',
+  'receiptId',
+  'actionHashHex',
+  'challengeNonceB64Url',
+  'challengeB64Url',
+  'issuedAt',
+  'rpId',
+  'origin',
+  'credentialPublicKeyB64Url',
+  'authenticatorDataB64Url',
+  'clientDataJSONB64Url',
+  'signatureB64Url',
 ] as const;
 
 /**
@@ -34,37 +43,62 @@ const STRING_FIELDS = [
  * time, challenge recomputed from action hash and nonce, client data, rpId hash, flags, and the
  * authenticator's signature with the credential key the receipt carries.
  */
-export function verifyReceipt(input: SignedReceiptInput, options: { keys: readonly ServiceKey[] }): ReceiptReport {
+export function verifyReceipt(
+  input: SignedReceiptInput,
+  options: { keys: readonly ServiceKey[] },
+): ReceiptReport {
   const checks: ReceiptReport['checks'] = {};
   const r = input.receipt as Fields;
   const missing = STRING_FIELDS.filter((f) => typeof r?.[f] !== 'string');
-  checks.schema = missing.length === 0 && r.version === 'presence.receipt.v1'
-    ? pass('all required fields are present')
-    : fail(`not a presence.receipt.v1 object; missing or wrong: ${missing.join(', ') || 'version'}`);
+  checks.schema =
+    missing.length === 0 && r.version === 'presence.receipt.v1'
+      ? pass('all required fields are present')
+      : fail(`not a presence.receipt.v1 object; missing or wrong: ${missing.join(', ') || 'version'}`);
   if (!checks.schema.ok) return report(checks, null, null);
   const text = canonicalJson(r);
   const hashHex = sha256(text).toString('hex');
-  checks.hash = input.receiptHashHex === undefined
-    ? pass(`SHA-256 of the canonical receipt is ${hashHex} (no expected hash given)`)
-    : input.receiptHashHex === hashHex ? pass('receiptHashHex matches the canonical bytes') : fail(`expected ${input.receiptHashHex}, computed ${hashHex}`);
+  checks.hash =
+    input.receiptHashHex === undefined
+      ? pass(`SHA-256 of the canonical receipt is ${hashHex} (no expected hash given)`)
+      : input.receiptHashHex === hashHex
+        ? pass('receiptHashHex matches the canonical bytes')
+        : fail(`expected ${input.receiptHashHex}, computed ${hashHex}`);
   Object.assign(checks, checkServiceSignature(Buffer.from(text, 'utf8'), r, input.signature, options.keys));
   Object.assign(checks, checkAssertion(r));
   return report(checks, r.receiptId as string, hashHex);
 }
 
-function checkServiceSignature(message: Buffer, r: Fields, sig: SignedReceiptInput['signature'], keys: readonly ServiceKey[]) {
-  if (!sig || typeof sig.kid !== 'string' || typeof sig.signatureB64Url !== 'string' || sig.alg !== 'Ed25519') {
+function checkServiceSignature(
+  message: Buffer,
+  r: Fields,
+  sig: SignedReceiptInput['signature'],
+  keys: readonly ServiceKey[],
+) {
+  if (
+    !sig ||
+    typeof sig.kid !== 'string' ||
+    typeof sig.signatureB64Url !== 'string' ||
+    sig.alg !== 'Ed25519'
+  ) {
     return { serviceSignature: fail('no Ed25519 signature record {alg, kid, signatureB64Url} was given') };
   }
   const key = keys.find((k) => k.kid === sig.kid);
   if (!key) return { serviceSignature: fail(`key ${sig.kid} is not among the trusted service keys`) };
-  const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key.publicKeyB64Url }, format: 'jwk' });
+  const publicKey = createPublicKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: key.publicKeyB64Url },
+    format: 'jwk',
+  });
   const ok = verify(null, message, publicKey, Buffer.from(sig.signatureB64Url, 'base64url'));
   const issued = Date.parse(String(r.issuedAt));
-  const inWindow = issued >= Date.parse(key.notBefore) && (key.notAfter === null || issued <= Date.parse(key.notAfter));
+  const inWindow =
+    issued >= Date.parse(key.notBefore) && (key.notAfter === null || issued <= Date.parse(key.notAfter));
   return {
-    serviceSignature: ok ? pass(`signed by ${key.kid}`) : fail(`the signature does not verify with ${key.kid}`),
-    serviceKeyValid: inWindow ? pass(`issued within ${key.kid}'s validity`) : fail(`issuedAt is outside ${key.kid}'s validity`),
+    serviceSignature: ok
+      ? pass(`signed by ${key.kid}`)
+      : fail(`the signature does not verify with ${key.kid}`),
+    serviceKeyValid: inWindow
+      ? pass(`issued within ${key.kid}'s validity`)
+      : fail(`issuedAt is outside ${key.kid}'s validity`),
   };
 }
 
@@ -82,14 +116,20 @@ function checkAssertion(r: Fields): ReceiptReport['checks'] {
   checks.challengeBinding =
     challenge.toString('base64url') === r.challengeB64Url && clientData.challenge === r.challengeB64Url
       ? pass('challenge = SHA-256(label || 0x00 || actionHash || nonce), and clientDataJSON carries it')
-      : fail('the challenge does not commit to this action hash and nonce, or clientDataJSON carries another');
-  checks.clientData ??= clientData.type === 'webauthn.get' && clientData.origin === r.origin && (clientData.crossOrigin === true) === (r.crossOrigin === true)
-    ? pass(`webauthn.get from ${String(r.origin)}`)
-    : fail('clientDataJSON type, origin or crossOrigin differ from the receipt');
+      : fail(
+          'the challenge does not commit to this action hash and nonce, or clientDataJSON carries another',
+        );
+  checks.clientData ??=
+    clientData.type === 'webauthn.get' &&
+    clientData.origin === r.origin &&
+    (clientData.crossOrigin === true) === (r.crossOrigin === true)
+      ? pass(`webauthn.get from ${String(r.origin)}`)
+      : fail('clientDataJSON type, origin or crossOrigin differ from the receipt');
   const authData = b('authenticatorDataB64Url');
-  checks.rpIdHash = authData.length >= 37 && equal(authData.subarray(0, 32), sha256(String(r.rpId)))
-    ? pass(`authenticatorData is for ${String(r.rpId)}`)
-    : fail('rpIdHash in authenticatorData is not SHA-256(rpId)');
+  checks.rpIdHash =
+    authData.length >= 37 && equal(authData.subarray(0, 32), sha256(String(r.rpId)))
+      ? pass(`authenticatorData is for ${String(r.rpId)}`)
+      : fail('rpIdHash in authenticatorData is not SHA-256(rpId)');
   checks.flags = checkFlags(authData, r);
   checks.webauthnSignature = checkWebAuthnSignature(r, authData, clientDataBytes);
   return checks;
@@ -103,7 +143,8 @@ function checkFlags(authData: Buffer, r: Fields): ReceiptCheck {
   const same = (Object.keys(actual) as (keyof typeof actual)[]).every((k) => claimed[k] === actual[k]);
   if (!actual.UP || !actual.UV) return fail('user presence and user verification must both be set');
   if (actual.BS && !actual.BE) return fail('BS is set without BE');
-  if (!same || authData.readUInt32BE(33) !== r.signCount) return fail('flags or signCount differ from authenticatorData');
+  if (!same || authData.readUInt32BE(33) !== r.signCount)
+    return fail('flags or signCount differ from authenticatorData');
   return pass('UP and UV set; flags and signCount match authenticatorData');
 }
 
@@ -131,6 +172,10 @@ function fail(detail: string): ReceiptCheck {
   return { ok: false, detail };
 }
 
-function report(checks: ReceiptReport['checks'], receiptId: string | null, receiptHashHex: string | null): ReceiptReport {
+function report(
+  checks: ReceiptReport['checks'],
+  receiptId: string | null,
+  receiptHashHex: string | null,
+): ReceiptReport {
   return { valid: Object.values(checks).every((c) => c.ok), receiptId, receiptHashHex, checks };
 }

@@ -30,13 +30,21 @@ export function deriveKey(master: Buffer, purpose: string): Buffer {
 
 /** Opens the database (migrating it first) and builds the domain's dependencies. */
 export async function composeDeps(config: Config): Promise<Deps> {
-  const options = { databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath, pgPoolSize: config.pgPoolSize };
+  const options = {
+    databaseUrl: config.databaseUrl,
+    sqlitePath: config.sqlitePath,
+    pgPoolSize: config.pgPoolSize,
+  };
   await migrateDatabase(options);
   return depsFromStore(await openStore(options), config.masterKey);
 }
 
 /** The domain's dependencies around an open store; tests pass their own store and clock. */
-export async function depsFromStore(store: Store, masterKey: Buffer, clock: Clock = systemClock): Promise<Deps> {
+export async function depsFromStore(
+  store: Store,
+  masterKey: Buffer,
+  clock: Clock = systemClock,
+): Promise<Deps> {
   const secrets = createSecretBox(deriveKey(masterKey, 'secrets-at-rest'), cryptoRandom);
   const signer = await loadReceiptSigner({ store, clock, secrets });
   return { store, clock, random: cryptoRandom, secrets, signer, publicKeys: new PublicKeyCache() };

@@ -12,7 +12,11 @@ export const DEV_TENANT_NAME = 'development';
 export async function ensureDevTenant(deps: Deps, config: Config, logger: Logger | false): Promise<string> {
   const existing = (await deps.store.tenants.list()).find((t) => t.name === DEV_TENANT_NAME);
   if (existing) return existing.id;
-  const created = await createTenant(deps, { name: DEV_TENANT_NAME, rpId: new URL(config.devOrigin).hostname, origins: [config.devOrigin] });
+  const created = await createTenant(deps, {
+    name: DEV_TENANT_NAME,
+    rpId: new URL(config.devOrigin).hostname,
+    origins: [config.devOrigin],
+  });
   // Printed to stdout once, on purpose and outside the log stream: it is the developer's key.
   process.stdout.write(
     `\nDevelopment tenant ${created.tenant.id} created for ${config.devOrigin}.\n` +

@@ -9,7 +9,11 @@ export async function serve(): Promise<void> {
   const composed = await compose(config, logger);
   await composed.app.listen({ host: config.host, port: config.port });
   logger.info(
-    { database: composed.store.dialect, masterKey: config.masterKeySource, demo: config.devTenant ? '/demo' : 'off' },
+    {
+      database: composed.store.dialect,
+      masterKey: config.masterKeySource,
+      demo: config.devTenant ? '/demo' : 'off',
+    },
     'presence is listening',
   );
   let stopping = false;

@@ -10,7 +10,18 @@ import { DIALECTS, pgAvailable } from '../src/storage/testing.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
 const pg = await pgAvailable();
-const TABLES = ['tenants', 'api_keys', 'policies', 'registrations', 'credentials', 'challenges', 'receipts', 'signing_keys', 'outbox_events', 'usage_events'] as const;
+const TABLES = [
+  'tenants',
+  'api_keys',
+  'policies',
+  'registrations',
+  'credentials',
+  'challenges',
+  'receipts',
+  'signing_keys',
+  'outbox_events',
+  'usage_events',
+] as const;
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -24,7 +35,16 @@ async function snapshot(s: TestService): Promise<string> {
   return hash.digest('hex');
 }
 
-const badIds = ['x', '%E0%A4%A', 'chl_', '..%2F..%2Fetc', 'cred_' + 'Z'.repeat(40), '%00', "'; drop table receipts; --", 'a'.repeat(2000)];
+const badIds = [
+  'x',
+  '%E0%A4%A',
+  'chl_',
+  '..%2F..%2Fetc',
+  'cred_' + 'Z'.repeat(40),
+  '%00',
+  "'; drop table receipts; --",
+  'a'.repeat(2000),
+];
 const badBodies = fc.oneof(
   fc.constant('{"unterminated'),
   fc.constant('[]'),
@@ -32,9 +52,29 @@ const badBodies = fc.oneof(
   fc.constant('"string"'),
   fc.constant('12345'),
   fc.constant('{"__proto__": {"polluted": true}}'),
-  fc.dictionary(fc.string({ maxLength: 12 }).map((k) => `zz_${k}`), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1, maxKeys: 4 }).map((o) => JSON.stringify(o)),
-  fc.record({ actionHashHex: fc.oneof(fc.string(), fc.integer(), fc.constant('G'.repeat(64))), subject: fc.oneof(fc.constant(''), fc.constant('has space'), fc.string({ minLength: 200, maxLength: 300 })) }).map((o) => JSON.stringify(o)),
-  fc.record({ challengeId: fc.oneof(fc.integer(), fc.constant(null), fc.constant('')), assertion: fc.jsonValue({ maxDepth: 2 }) }).map((o) => JSON.stringify(o)),
+  fc
+    .dictionary(
+      fc.string({ maxLength: 12 }).map((k) => `zz_${k}`),
+      fc.jsonValue({ maxDepth: 2 }),
+      { minKeys: 1, maxKeys: 4 },
+    )
+    .map((o) => JSON.stringify(o)),
+  fc
+    .record({
+      actionHashHex: fc.oneof(fc.string(), fc.integer(), fc.constant('G'.repeat(64))),
+      subject: fc.oneof(
+        fc.constant(''),
+        fc.constant('has space'),
+        fc.string({ minLength: 200, maxLength: 300 }),
+      ),
+    })
+    .map((o) => JSON.stringify(o)),
+  fc
+    .record({
+      challengeId: fc.oneof(fc.integer(), fc.constant(null), fc.constant('')),
+      assertion: fc.jsonValue({ maxDepth: 2 }),
+    })
+    .map((o) => JSON.stringify(o)),
 );
 const badQueries = fc.oneof(
   fc.constant('limit=0'),
@@ -47,7 +87,9 @@ const badQueries = fc.oneof(
   fc.constant('unknown=1'),
 );
 
-function routesOf(openapi: { paths: Record<string, Record<string, unknown>> }): { method: Method; path: string }[] {
+function routesOf(openapi: {
+  paths: Record<string, Record<string, unknown>>;
+}): { method: Method; path: string }[] {
   return Object.entries(openapi.paths).flatMap(([path, ops]) =>
     Object.keys(ops)
       .map((m) => m.toUpperCase())
@@ -56,9 +98,14 @@ function routesOf(openapi: { paths: Record<string, Record<string, unknown>> }): 
   );
 }
 
-function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string }, fullLabel: string) {
+function expectProblem(
+  res: { statusCode: number; headers: Record<string, unknown>; body: string },
+  fullLabel: string,
+) {
   const label = fullLabel.length > 160 ? `${fullLabel.slice(0, 160)}…` : fullLabel;
-  expect(res.statusCode, `${label} → ${res.statusCode} ${res.body.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
+  expect(res.statusCode, `${label} → ${res.statusCode} ${res.body.slice(0, 200)}`).toBeGreaterThanOrEqual(
+    400,
+  );
   expect(res.statusCode, label).toBeLessThan(500);
   expect(String(res.headers['content-type']), label).toMatch(/^application\/problem\+json/);
   const body = JSON.parse(res.body) as Record<string, unknown>;
@@ -83,7 +130,10 @@ for (const dialect of DIALECTS) {
       s.composed.app.inject({
         method,
         url,
-        headers: { authorization: `Bearer ${s.apiKey}`, ...(payload === undefined ? {} : { 'content-type': contentType }) },
+        headers: {
+          authorization: `Bearer ${s.apiKey}`,
+          ...(payload === undefined ? {} : { 'content-type': contentType }),
+        },
         ...(payload === undefined ? {} : { payload }),
       });
 
@@ -100,18 +150,29 @@ for (const dialect of DIALECTS) {
           if (res.statusCode >= 400) expectProblem(res, `${route.method} ${url} ${body}`);
           sent++;
         }
-        expectProblem(await inject(route.method, url, 'a=1', 'application/x-www-form-urlencoded'), `${route.method} ${url} form`);
-        expectProblem(await inject(route.method, url, 'x'.repeat(1024 * 1024 + 10)), `${route.method} ${url} oversized`);
+        expectProblem(
+          await inject(route.method, url, 'a=1', 'application/x-www-form-urlencoded'),
+          `${route.method} ${url} form`,
+        );
+        expectProblem(
+          await inject(route.method, url, 'x'.repeat(1024 * 1024 + 10)),
+          `${route.method} ${url} oversized`,
+        );
         sent += 2;
       }
       for (const route of routes.filter((r) => r.path.includes('{'))) {
         for (const id of badIds) {
           const url = route.path.replace(/\{[^}]+\}/g, encodeURIComponent(id));
-          expectProblem(await inject(route.method, url, route.method === 'POST' ? '{}' : undefined), `${route.method} ${url}`);
+          expectProblem(
+            await inject(route.method, url, route.method === 'POST' ? '{}' : undefined),
+            `${route.method} ${url}`,
+          );
           sent++;
         }
       }
-      for (const route of routes.filter((r) => r.method === 'GET' && !r.path.includes('{') && r.path.startsWith('/v1/'))) {
+      for (const route of routes.filter(
+        (r) => r.method === 'GET' && !r.path.includes('{') && r.path.startsWith('/v1/'),
+      )) {
         for (const query of fc.sample(badQueries, { numRuns: 12, seed: 7 })) {
           expectProblem(await inject('GET', `${route.path}?${query}`), `GET ${route.path}?${query}`);
           sent++;
@@ -124,7 +185,10 @@ for (const dialect of DIALECTS) {
     it('names the wrong field', async () => {
       const res = await inject('POST', '/v1/presence/challenge', JSON.stringify({ actionHashHex: 'nothex' }));
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toMatchObject({ code: 'invalid_request', errors: [{ field: 'body/actionHashHex' }] });
+      expect(res.json()).toMatchObject({
+        code: 'invalid_request',
+        errors: [{ field: 'body/actionHashHex' }],
+      });
     });
   });
 }

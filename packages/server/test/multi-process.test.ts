@@ -17,7 +17,8 @@ import { SoftAuthenticator } from './support/soft-authenticator.js';
 
 const built = existsSync(fileURLToPath(new URL('../dist/main.js', import.meta.url)));
 if (!built) {
-  if (process.env['CI'] === 'true') throw new Error('packages/server/dist is missing: npm test builds before testing');
+  if (process.env['CI'] === 'true')
+    throw new Error('packages/server/dist is missing: npm test builds before testing');
   console.warn('multi-process tests skipped: run `npm run build` first (npm test does)');
 }
 const pgUp = built && (await pgAvailable());
@@ -49,7 +50,10 @@ const setups = [
 for (const setup of setups) {
   describe.skipIf(!setup.enabled)(`two server processes on one ${setup.name} database`, () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'presence-mp-'));
-    const env: Record<string, string> = { PRESENCE_DATA_DIR: dataDir, PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url') };
+    const env: Record<string, string> = {
+      PRESENCE_DATA_DIR: dataDir,
+      PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
+    };
     let servers: ServerProcess[] = [];
     let dropDatabase = async () => {};
     let apiKey = '';
@@ -60,7 +64,22 @@ for (const setup of setups) {
         env.DATABASE_URL = db.url;
         dropDatabase = db.drop;
       }
-      const created = JSON.parse(cli(['tenant', 'create', '--name', 'mp', '--rp-id', 'app.example', '--origin', 'https://app.example', '--json'], env));
+      const created = JSON.parse(
+        cli(
+          [
+            'tenant',
+            'create',
+            '--name',
+            'mp',
+            '--rp-id',
+            'app.example',
+            '--origin',
+            'https://app.example',
+            '--json',
+          ],
+          env,
+        ),
+      );
       apiKey = created.apiKey;
       servers = await Promise.all([startServerProcess(env), startServerProcess(env)]);
     }, 60_000);
@@ -90,12 +109,20 @@ for (const setup of setups) {
       });
       expect(enrolled.status).toBe(201);
       for (let round = 0; round < 10; round++) {
-        const challenge = await call(a, '/v1/presence/challenge', { actionHashHex: computeActionHash({ round }), subject: 'racer' });
+        const challenge = await call(a, '/v1/presence/challenge', {
+          actionHashHex: computeActionHash({ round }),
+          subject: 'racer',
+        });
         const assertion = authenticator.assert({ challenge: challenge.json.publicKey.challenge });
         const body = { challengeId: challenge.json.challengeId, assertion };
-        const results = await Promise.all(Array.from({ length: 8 }, (_, i) => call(i % 2 ? a : b, '/v1/presence/verify', body)));
+        const results = await Promise.all(
+          Array.from({ length: 8 }, (_, i) => call(i % 2 ? a : b, '/v1/presence/verify', body)),
+        );
         const decisions = results.map((r) => r.json.decision).sort();
-        expect(decisions.filter((d) => d === 'PRESENCE_VERIFIED'), `round ${round}`).toHaveLength(1);
+        expect(
+          decisions.filter((d) => d === 'PRESENCE_VERIFIED'),
+          `round ${round}`,
+        ).toHaveLength(1);
         expect(decisions.filter((d) => d === 'CHALLENGE_ALREADY_USED')).toHaveLength(7);
         const receiptIds = new Set(results.map((r) => r.json.receiptId).filter(Boolean));
         expect(receiptIds.size).toBe(1);

@@ -31,9 +31,7 @@ export const Problem = Type.Object(
     code: Type.String(),
     detail: Type.String(),
     requestId: Type.String(),
-    errors: Type.Optional(
-      Type.Array(Type.Object({ field: Type.String(), message: Type.String() })),
-    ),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
   },
   { $id: 'Problem' },
 );

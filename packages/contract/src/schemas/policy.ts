@@ -4,7 +4,11 @@ import { HashHex, IsoTime, prefixedId } from './common.js';
 /** COSE algorithm identifiers the verifier supports. */
 export const SUPPORTED_ALGORITHMS = [-7, -35, -36, -8, -257, -258, -259, -37, -38, -39] as const;
 
-const Origin = Type.String({ minLength: 1, maxLength: 512, pattern: '^(https?://[^/?#\\s]+|android:apk-key-hash:[A-Za-z0-9_-]+)$' });
+const Origin = Type.String({
+  minLength: 1,
+  maxLength: 512,
+  pattern: '^(https?://[^/?#\\s]+|android:apk-key-hash:[A-Za-z0-9_-]+)$',
+});
 const RpId = Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$' });
 
 export const PolicyBody = Type.Object(
@@ -17,23 +21,34 @@ export const PolicyBody = Type.Object(
     challengeTtlSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 600, default: 120 })),
     registrationTtlSeconds: Type.Optional(Type.Integer({ minimum: 30, maximum: 900, default: 300 })),
     allowedAlgorithms: Type.Optional(
-      Type.Array(Type.Union(SUPPORTED_ALGORITHMS.map((a) => Type.Literal(a))), { minItems: 1, uniqueItems: true }),
+      Type.Array(Type.Union(SUPPORTED_ALGORITHMS.map((a) => Type.Literal(a))), {
+        minItems: 1,
+        uniqueItems: true,
+      }),
     ),
     attestation: Type.Optional(
       Type.Object(
         {
           conveyance: Type.Union([Type.Literal('none'), Type.Literal('direct')], { default: 'none' }),
-          allowedFormats: Type.Array(Type.String({ minLength: 1, maxLength: 32 }), { maxItems: 16, uniqueItems: true }),
-          aaguidAllowlist: Type.Array(Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' }), {
-            maxItems: 1000,
+          allowedFormats: Type.Array(Type.String({ minLength: 1, maxLength: 32 }), {
+            maxItems: 16,
             uniqueItems: true,
           }),
+          aaguidAllowlist: Type.Array(
+            Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' }),
+            {
+              maxItems: 1000,
+              uniqueItems: true,
+            },
+          ),
         },
         { additionalProperties: false },
       ),
     ),
     counter: Type.Optional(
-      Type.Union([Type.Literal('reject-regression'), Type.Literal('ignore')], { default: 'reject-regression' }),
+      Type.Union([Type.Literal('reject-regression'), Type.Literal('ignore')], {
+        default: 'reject-regression',
+      }),
     ),
   },
   { additionalProperties: false },

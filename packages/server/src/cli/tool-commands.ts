@@ -13,7 +13,11 @@ import type { Command } from './commands.js';
 /** The OpenAPI document, generated from the route schemas of a throwaway instance. */
 async function generateOpenApi(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'presence-openapi-'));
-  const config = loadConfig({ PRESENCE_DATA_DIR: dir, PRESENCE_DEV_TENANT: 'false', PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url') });
+  const config = loadConfig({
+    PRESENCE_DATA_DIR: dir,
+    PRESENCE_DEV_TENANT: 'false',
+    PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
+  });
   const composed = await compose(config, false);
   try {
     await composed.app.ready();
@@ -38,12 +42,17 @@ export const toolCommands: Record<string, Command> = {
   openapi: {
     summary: '[--check FILE]: print the OpenAPI document, or fail when FILE differs from it',
     run: async (args) => {
-      const { values } = parseArgs({ args, options: { check: { type: 'string' }, write: { type: 'string' } } });
+      const { values } = parseArgs({
+        args,
+        options: { check: { type: 'string' }, write: { type: 'string' } },
+      });
       const document = await generateOpenApi();
       if (values.write) writeFileSync(values.write, document);
       else if (values.check) {
         if (readFileSync(values.check, 'utf8') !== document) {
-          process.stderr.write(`${values.check} is out of date with the route schemas: run npm run openapi\n`);
+          process.stderr.write(
+            `${values.check} is out of date with the route schemas: run npm run openapi\n`,
+          );
           return 1;
         }
         process.stdout.write(`${values.check} matches the route schemas\n`);
@@ -54,9 +63,16 @@ export const toolCommands: Record<string, Command> = {
   'verify-receipt': {
     summary: '<receipt.json> --keys <keys.json>: check a receipt offline',
     run: async (args) => {
-      const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { keys: { type: 'string' } } });
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: { keys: { type: 'string' } },
+      });
       const [file] = positionals;
-      if (!file || !values.keys) throw new Error('verify-receipt needs a receipt file and --keys (a saved /.well-known/presence/keys.json)');
+      if (!file || !values.keys)
+        throw new Error(
+          'verify-receipt needs a receipt file and --keys (a saved /.well-known/presence/keys.json)',
+        );
       const signed = JSON.parse(readFileSync(file, 'utf8')) as Parameters<typeof verifyReceipt>[0];
       const keys = (JSON.parse(readFileSync(values.keys, 'utf8')) as { keys: ServiceKey[] }).keys;
       const report = verifyReceipt(signed, { keys });

@@ -51,7 +51,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const converted = Value.Convert(Env, Value.Default(Env, raw));
   const errors = [...Value.Errors(Env, converted)];
   if (errors.length > 0) {
-    throw new ConfigError(`invalid configuration: ${errors.map((e) => `${e.path.slice(1)} ${e.message}`).join('; ')}`);
+    throw new ConfigError(
+      `invalid configuration: ${errors.map((e) => `${e.path.slice(1)} ${e.message}`).join('; ')}`,
+    );
   }
   const env = converted as Static<typeof Env>;
   const production = env.NODE_ENV === 'production';
@@ -80,7 +82,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
  * Production requires PRESENCE_MASTER_KEY (32 bytes, base64url). For development only, a key
  * is generated once into the data directory (mode 0600) so `npm start` works with no setup.
  */
-function readMasterKey(value: string | undefined, production: boolean, dataDir: string): { key: Buffer; source: Config['masterKeySource'] } {
+function readMasterKey(
+  value: string | undefined,
+  production: boolean,
+  dataDir: string,
+): { key: Buffer; source: Config['masterKeySource'] } {
   if (value !== undefined) return { key: Buffer.from(value, 'base64url'), source: 'environment' };
   if (production) throw new ConfigError('PRESENCE_MASTER_KEY is required when NODE_ENV=production');
   const file = join(dataDir, 'master.key');

@@ -175,7 +175,11 @@ export interface ApiKeyRepo {
   get(tenantId: string, id: string): Promise<ApiKeyRecord | undefined>;
   list(tenantId: string, page: PageRequest): Promise<ApiKeyRecord[]>;
   /** Sets revokedAt (when still null) or moves expiresAt earlier; returns the updated row. */
-  update(tenantId: string, id: string, change: { revokedAt?: number; expiresAt?: number }): Promise<ApiKeyRecord | undefined>;
+  update(
+    tenantId: string,
+    id: string,
+    change: { revokedAt?: number; expiresAt?: number },
+  ): Promise<ApiKeyRecord | undefined>;
   touch(id: string, at: number): Promise<void>;
 }
 
@@ -197,13 +201,20 @@ export interface CredentialRepo {
   insert(c: CredentialRecord): Promise<void>;
   get(tenantId: string, id: string): Promise<CredentialRecord | undefined>;
   getByCredentialId(tenantId: string, credentialId: string): Promise<CredentialRecord | undefined>;
-  list(tenantId: string, filter: { subject?: string | undefined; includeRevoked: boolean }, page: PageRequest): Promise<CredentialRecord[]>;
+  list(
+    tenantId: string,
+    filter: { subject?: string | undefined; includeRevoked: boolean },
+    page: PageRequest,
+  ): Promise<CredentialRecord[]>;
   revoke(tenantId: string, id: string, at: number): Promise<CredentialRecord | undefined>;
   /**
    * Records a successful assertion only if the credential is still active and its counter is
    * still `expectedSignCount` (compare-and-set); false otherwise.
    */
-  recordUse(id: string, use: { expectedSignCount: number; signCount: number; backedUp: boolean; at: number }): Promise<boolean>;
+  recordUse(
+    id: string,
+    use: { expectedSignCount: number; signCount: number; backedUp: boolean; at: number },
+  ): Promise<boolean>;
 }
 
 export interface ChallengeRepo {

@@ -19,7 +19,9 @@ export function createSecretBox(masterKey: Buffer, random: Random): SecretBox {
       const cipher = createCipheriv('aes-256-gcm', masterKey, iv);
       cipher.setAAD(Buffer.from(context, 'utf8'));
       const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-      return ['v1', iv, body, cipher.getAuthTag()].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+      return ['v1', iv, body, cipher.getAuthTag()]
+        .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+        .join('.');
     },
     open(sealed, context) {
       const [version, iv, body, tag] = sealed.split('.');

@@ -45,7 +45,10 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     routerOptions: { maxParamLength: 1500 },
     frameworkErrors,
   };
-  const fastify = options.logger === false ? Fastify({ ...base, logger: false }) : Fastify({ ...base, loggerInstance: options.logger });
+  const fastify =
+    options.logger === false
+      ? Fastify({ ...base, logger: false })
+      : Fastify({ ...base, loggerInstance: options.logger });
   const app: App = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -55,7 +58,9 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     openapi: {
       openapi: '3.1.0',
       info: API_INFO,
-      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'API key: prs_…' } } },
+      components: {
+        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'API key: prs_…' } },
+      },
       security: [{ apiKey: [] }],
     },
   });
@@ -63,7 +68,14 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   registerAuth(app, deps);
   registerRateLimit(app, options.rateLimitPerMinute, () => deps.clock.now());
   const routeDeps: RouteDeps = { deps, cursors: new CursorCodec(options.cursorKey) };
-  for (const routes of [publicRoutes, presenceRoutes, credentialRoutes, receiptRoutes, keyRoutes, policyRoutes]) {
+  for (const routes of [
+    publicRoutes,
+    presenceRoutes,
+    credentialRoutes,
+    receiptRoutes,
+    keyRoutes,
+    policyRoutes,
+  ]) {
     routes(app, routeDeps);
   }
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

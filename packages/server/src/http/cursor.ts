@@ -17,8 +17,15 @@ export class CursorCodec {
   decode(scope: string, cursor: string): Record<string, unknown> {
     const [body, mac] = cursor.split('.');
     const expected = body === undefined ? '' : this.mac(scope, body);
-    if (body === undefined || mac === undefined || mac.length !== expected.length || !timingSafeEqual(Buffer.from(mac), Buffer.from(expected))) {
-      throw new DomainError('invalid_cursor', 'the cursor was not issued for this query', [{ field: 'querystring/cursor', message: 'invalid cursor' }]);
+    if (
+      body === undefined ||
+      mac === undefined ||
+      mac.length !== expected.length ||
+      !timingSafeEqual(Buffer.from(mac), Buffer.from(expected))
+    ) {
+      throw new DomainError('invalid_cursor', 'the cursor was not issued for this query', [
+        { field: 'querystring/cursor', message: 'invalid cursor' },
+      ]);
     }
     return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Record<string, unknown>;
   }
@@ -30,5 +37,11 @@ export class CursorCodec {
 
 /** The cursor scope: tenant, route and every filter of the query. */
 export function cursorScope(tenantId: string, route: string, filters: Record<string, unknown>): string {
-  return JSON.stringify([tenantId, route, Object.entries(filters).filter(([, v]) => v !== undefined).sort()]);
+  return JSON.stringify([
+    tenantId,
+    route,
+    Object.entries(filters)
+      .filter(([, v]) => v !== undefined)
+      .sort(),
+  ]);
 }

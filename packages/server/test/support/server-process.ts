@@ -12,14 +12,19 @@ export function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
 
 /** `presence <args>` with the given environment; returns stdout, throws on a non-zero exit. */
 export function cli(args: string[], env: Record<string, string>): string {
-  const result = spawnSync(process.execPath, [`${DIST}cli/main.js`, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [`${DIST}cli/main.js`, ...args], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(`presence ${args.join(' ')} failed: ${result.stderr}`);
   return result.stdout;
 }
@@ -33,7 +38,14 @@ export interface ServerProcess {
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [`${DIST}main.js`], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', PRESENCE_DEV_TENANT: 'false', ...env },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      PRESENCE_DEV_TENANT: 'false',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -42,7 +54,10 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     if (child.exitCode !== null) throw new Error(`server exited early: ${output}`);
-    const ok = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 100));
     if (i === 99) throw new Error(`server did not become ready: ${output}`);

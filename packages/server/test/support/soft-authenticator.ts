@@ -51,7 +51,12 @@ export class SoftAuthenticator {
   /** A `none`-attestation registration response, as navigator.credentials.create returns it. */
   register(options: { challenge: string; flags?: number; origin?: string }) {
     const clientDataJSON = Buffer.from(
-      JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin: options.origin ?? this.origin, crossOrigin: false }),
+      JSON.stringify({
+        type: 'webauthn.create',
+        challenge: options.challenge,
+        origin: options.origin ?? this.origin,
+        crossOrigin: false,
+      }),
     );
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(this.credentialId.length);
@@ -64,12 +69,22 @@ export class SoftAuthenticator {
       this.credentialId,
       this.cose,
     ]);
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]) as never);
+    const attestationObject = isoCBOR.encode(
+      new Map<string, unknown>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', authData],
+      ]) as never,
+    );
     return {
       id: this.id,
       rawId: this.id,
       type: 'public-key',
-      response: { clientDataJSON: b64u(clientDataJSON), attestationObject: b64u(attestationObject), transports: ['internal'] },
+      response: {
+        clientDataJSON: b64u(clientDataJSON),
+        attestationObject: b64u(attestationObject),
+        transports: ['internal'],
+      },
       clientExtensionResults: {},
     };
   }
@@ -86,14 +101,19 @@ export class SoftAuthenticator {
     if (options.signCount !== undefined) this.signCount = options.signCount;
     const counter = Buffer.alloc(4);
     counter.writeUInt32BE(this.signCount);
-    const authData = Buffer.concat([sha256(options.rpId ?? this.rpId), Buffer.from([options.flags ?? FLAG.UP | FLAG.UV]), counter]);
+    const authData = Buffer.concat([
+      sha256(options.rpId ?? this.rpId),
+      Buffer.from([options.flags ?? FLAG.UP | FLAG.UV]),
+      counter,
+    ]);
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), this.privateKey);
     const response: Record<string, unknown> = {
       clientDataJSON: b64u(clientDataJSON),
       authenticatorData: b64u(authData),
       signature: b64u(signature),
     };
-    if (options.userHandle !== undefined && options.userHandle !== null) response.userHandle = options.userHandle;
+    if (options.userHandle !== undefined && options.userHandle !== null)
+      response.userHandle = options.userHandle;
     return { id: this.id, rawId: this.id, type: 'public-key', response, clientExtensionResults: {} };
   }
 }

@@ -36,10 +36,18 @@ export interface TestService {
   clock: TestClock;
   tenantId: string;
   apiKey: string;
-  request(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, key?: string): Promise<{ status: number; json: any; headers: Record<string, unknown> }>;
+  request(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    body?: unknown,
+    key?: string,
+  ): Promise<{ status: number; json: any; headers: Record<string, unknown> }>;
   newTenant(): Promise<{ tenantId: string; apiKey: string }>;
   keyWith(scopes: Scope[]): Promise<string>;
-  enroll(subject: string, authenticator?: SoftAuthenticator): Promise<{ authenticator: SoftAuthenticator; credential: any }>;
+  enroll(
+    subject: string,
+    authenticator?: SoftAuthenticator,
+  ): Promise<{ authenticator: SoftAuthenticator; credential: any }>;
   close(): Promise<void>;
 }
 
@@ -81,7 +89,10 @@ export async function startTestService(dialect: Dialect): Promise<TestService> {
     async enroll(subject, authenticator = new SoftAuthenticator(RP_ID, ORIGIN)) {
       const options = await service.request('POST', '/v1/presence/credentials/options', { subject });
       const credential = authenticator.register({ challenge: options.json.publicKey.challenge });
-      const created = await service.request('POST', '/v1/presence/credentials', { registrationId: options.json.registrationId, credential });
+      const created = await service.request('POST', '/v1/presence/credentials', {
+        registrationId: options.json.registrationId,
+        credential,
+      });
       if (created.status !== 201) throw new Error(`enroll failed: ${JSON.stringify(created.json)}`);
       return { authenticator, credential: created.json.credential };
     },

@@ -15,7 +15,11 @@ export async function getApiKey(deps: Pick<Deps, 'store'>, tenantId: string, key
   return toApiKey(key);
 }
 
-export async function revokeApiKey(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, keyId: string): Promise<ApiKey> {
+export async function revokeApiKey(
+  deps: Pick<Deps, 'store' | 'clock'>,
+  tenantId: string,
+  keyId: string,
+): Promise<ApiKey> {
   const key = await deps.store.apiKeys.update(tenantId, keyId, { revokedAt: deps.clock.now() });
   if (!key) throw notFound('the API key');
   return toApiKey(key);

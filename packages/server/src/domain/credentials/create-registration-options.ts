@@ -18,7 +18,11 @@ export async function createRegistrationOptions(
 ) {
   const policy = await currentPolicy(deps, tenantId);
   const rules = policy.rules;
-  const existing = await deps.store.credentials.list(tenantId, { subject: input.subject, includeRevoked: false }, { limit: 100 });
+  const existing = await deps.store.credentials.list(
+    tenantId,
+    { subject: input.subject, includeRevoked: false },
+    { limit: 100 },
+  );
   const challenge = deps.random.bytes(32);
   const userId = userHandleFor(tenantId, input.subject);
   const publicKey = await generateRegistrationOptions({

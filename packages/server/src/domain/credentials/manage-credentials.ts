@@ -11,12 +11,19 @@ export async function listCredentials(
   filter: { subject?: string | undefined; includeRevoked: boolean },
   page: PageRequest,
 ): Promise<{ items: Credential[]; hasMore: boolean }> {
-  const rows = await deps.store.credentials.list(tenantId, filter, { limit: page.limit + 1, afterId: page.afterId });
+  const rows = await deps.store.credentials.list(tenantId, filter, {
+    limit: page.limit + 1,
+    afterId: page.afterId,
+  });
   return { items: rows.slice(0, page.limit).map(toCredential), hasMore: rows.length > page.limit };
 }
 
 /** Accepts the service id (`cred_…`) or the WebAuthn credential id. */
-export async function findCredential(tx: StoreTx, tenantId: string, ref: string): Promise<CredentialRecord | undefined> {
+export async function findCredential(
+  tx: StoreTx,
+  tenantId: string,
+  ref: string,
+): Promise<CredentialRecord | undefined> {
   if (ref.startsWith('cred_')) {
     const byId = await tx.credentials.get(tenantId, ref);
     if (byId) return byId;
@@ -24,7 +31,11 @@ export async function findCredential(tx: StoreTx, tenantId: string, ref: string)
   return tx.credentials.getByCredentialId(tenantId, ref);
 }
 
-export async function getCredential(deps: Pick<Deps, 'store'>, tenantId: string, ref: string): Promise<Credential> {
+export async function getCredential(
+  deps: Pick<Deps, 'store'>,
+  tenantId: string,
+  ref: string,
+): Promise<Credential> {
   const found = await findCredential(deps.store, tenantId, ref);
   if (!found) throw notFound('the credential');
   return toCredential(found);
@@ -34,7 +45,11 @@ export async function getCredential(deps: Pick<Deps, 'store'>, tenantId: string,
  * Revokes a credential: every later assertion with it is denied (CREDENTIAL_REVOKED). Revoking
  * twice is harmless and returns the credential as it is.
  */
-export async function revokeCredential(deps: Pick<Deps, 'store' | 'clock' | 'random'>, tenantId: string, ref: string): Promise<Credential> {
+export async function revokeCredential(
+  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  tenantId: string,
+  ref: string,
+): Promise<Credential> {
   return deps.store.transaction(async (tx) => {
     const found = await findCredential(tx, tenantId, ref);
     if (!found) throw notFound('the credential');

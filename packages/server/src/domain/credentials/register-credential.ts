@@ -19,10 +19,16 @@ export async function registerCredential(
   input: RegisterCredentialBody,
 ): Promise<Credential> {
   const registration = await deps.store.registrations.get(tenantId, input.registrationId);
-  if (!registration) throw new DomainError('not_found', 'the registration was not found', [{ field: '/registrationId', message: 'unknown registration' }]);
+  if (!registration)
+    throw new DomainError('not_found', 'the registration was not found', [
+      { field: '/registrationId', message: 'unknown registration' },
+    ]);
   const now = deps.clock.now();
   if (registration.usedAt !== null || registration.expiresAt <= now) {
-    throw new DomainError('registration_expired', 'the registration has expired or was already used; request new options');
+    throw new DomainError(
+      'registration_expired',
+      'the registration has expired or was already used; request new options',
+    );
   }
   const policy = await deps.store.policies.get(tenantId, registration.policyId);
   if (!policy) throw new DomainError('not_found', 'the policy of this registration is gone');
@@ -41,7 +47,9 @@ export async function registerCredential(
   });
   if (!result.ok) {
     await deps.store.registrations.consume(tenantId, registration.id, now);
-    throw new DomainError('registration_rejected', `${result.reason}: ${result.detail}`, [{ field: '/credential', message: result.detail }]);
+    throw new DomainError('registration_rejected', `${result.reason}: ${result.detail}`, [
+      { field: '/credential', message: result.detail },
+    ]);
   }
   const credential: CredentialRecord = {
     id: newId(deps, 'cred'),
@@ -68,18 +76,26 @@ export async function registerCredential(
   return toCredential(credential);
 }
 
-async function commitCredential(deps: Pick<Deps, 'store' | 'clock' | 'random'>, registration: RegistrationRecord, credential: CredentialRecord) {
+async function commitCredential(
+  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  registration: RegistrationRecord,
+  credential: CredentialRecord,
+) {
   try {
     await deps.store.transaction(async (tx) => {
       if (!(await tx.registrations.consume(registration.tenantId, registration.id, credential.createdAt))) {
         throw new DomainError('registration_expired', 'the registration was already used');
       }
       await tx.credentials.insert(credential);
-      await recordEvent(deps, tx, credential.tenantId, 'credential.registered', { credential: toCredential(credential) });
+      await recordEvent(deps, tx, credential.tenantId, 'credential.registered', {
+        credential: toCredential(credential),
+      });
     });
   } catch (error) {
     if (error instanceof UniqueViolation) {
-      throw new DomainError('conflict', 'this authenticator credential is already enrolled', [], { cause: error });
+      throw new DomainError('conflict', 'this authenticator credential is already enrolled', [], {
+        cause: error,
+      });
     }
     throw error;
   }

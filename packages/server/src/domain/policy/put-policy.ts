@@ -8,7 +8,11 @@ import { UniqueViolation } from '../ports.js';
 import { resolvePolicy } from './resolve-policy.js';
 
 /** Writes a new immutable policy version; the previous versions stay, receipts name theirs. */
-export async function putPolicy(deps: Pick<Deps, 'store' | 'clock' | 'random'>, tenantId: string, body: PolicyBody): Promise<PolicyVersion> {
+export async function putPolicy(
+  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  tenantId: string,
+  body: PolicyBody,
+): Promise<PolicyVersion> {
   try {
     return await deps.store.transaction(async (tx) => {
       const current = await tx.policies.current(tenantId);
@@ -17,7 +21,9 @@ export async function putPolicy(deps: Pick<Deps, 'store' | 'clock' | 'random'>, 
     });
   } catch (error) {
     if (error instanceof UniqueViolation) {
-      throw new DomainError('conflict', 'the policy was changed concurrently; read it again and retry', [], { cause: error });
+      throw new DomainError('conflict', 'the policy was changed concurrently; read it again and retry', [], {
+        cause: error,
+      });
     }
     throw error;
   }
@@ -44,5 +50,11 @@ export async function insertPolicyVersion(
 }
 
 export function toPolicyVersion(p: PolicyRecord): PolicyVersion {
-  return { policyId: p.id, version: p.version, policyHashHex: p.hashHex, createdAt: toIso(p.createdAt), rules: p.rules };
+  return {
+    policyId: p.id,
+    version: p.version,
+    policyHashHex: p.hashHex,
+    createdAt: toIso(p.createdAt),
+    rules: p.rules,
+  };
 }

@@ -15,17 +15,27 @@ export const MAX_CHALLENGE_TTL_SECONDS = 600;
  * Issues a single-use challenge whose bytes commit to the action hash (contract §2). With a
  * subject, only that subject's active credentials are allowed.
  */
-export async function createChallenge(deps: Pick<Deps, 'store' | 'clock' | 'random'>, tenantId: string, input: CreateChallengeBody) {
+export async function createChallenge(
+  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  tenantId: string,
+  input: CreateChallengeBody,
+) {
   const policy = await currentPolicy(deps, tenantId);
   const rules = policy.rules;
   const allowed =
     input.subject === undefined
       ? []
-      : await deps.store.credentials.list(tenantId, { subject: input.subject, includeRevoked: false }, { limit: 100 });
+      : await deps.store.credentials.list(
+          tenantId,
+          { subject: input.subject, includeRevoked: false },
+          { limit: 100 },
+        );
   if (input.subject !== undefined && allowed.length === 0) {
-    throw new DomainError('policy_violation', 'the subject has no active credentials; enroll an authenticator first', [
-      { field: '/subject', message: 'no active credentials' },
-    ]);
+    throw new DomainError(
+      'policy_violation',
+      'the subject has no active credentials; enroll an authenticator first',
+      [{ field: '/subject', message: 'no active credentials' }],
+    );
   }
   const ttl = Math.min(input.ttlSeconds ?? rules.challengeTtlSeconds, MAX_CHALLENGE_TTL_SECONDS);
   const nonce = deps.random.bytes(32);
@@ -63,7 +73,11 @@ export async function createChallenge(deps: Pick<Deps, 'store' | 'clock' | 'rand
       challenge: record.challengeB64Url,
       timeout: ttl * 1000,
       rpId: rules.rpId,
-      allowCredentials: allowed.map((c) => ({ id: c.credentialId, type: 'public-key' as const, transports: c.transports })),
+      allowCredentials: allowed.map((c) => ({
+        id: c.credentialId,
+        type: 'public-key' as const,
+        transports: c.transports,
+      })),
       userVerification: 'required',
     },
   };

@@ -26,7 +26,8 @@ export async function evaluateAssertion(
   assertion: Assertion,
   now: number,
 ): Promise<Evaluation> {
-  if (challenge.expiresAt <= now) return deny('CHALLENGE_EXPIRED', 'the challenge expired before it was used');
+  if (challenge.expiresAt <= now)
+    return deny('CHALLENGE_EXPIRED', 'the challenge expired before it was used');
   const policy = await deps.store.policies.get(challenge.tenantId, challenge.policyId);
   if (!policy) return deny('CHALLENGE_NOT_FOUND', 'the policy of this challenge is gone');
   const rawId = decodeBase64Lenient(assertion.rawId);
@@ -34,7 +35,8 @@ export async function evaluateAssertion(
   const credentialId = rawId.toString('base64url');
   const credential = await deps.store.credentials.getByCredentialId(challenge.tenantId, credentialId);
   if (!credential) return deny('CREDENTIAL_NOT_FOUND', 'no enrolled credential has this id');
-  if (credential.revokedAt !== null) return deny('CREDENTIAL_REVOKED', 'the credential was revoked', credential);
+  if (credential.revokedAt !== null)
+    return deny('CREDENTIAL_REVOKED', 'the credential was revoked', credential);
   const notAllowed = checkAllowed(challenge, credential, assertion);
   if (notAllowed) return deny('CREDENTIAL_NOT_ALLOWED', notAllowed, credential);
   const rules = policy.rules;
@@ -65,18 +67,26 @@ export async function evaluateAssertion(
 }
 
 /** WebAuthn §7.2 steps 5–6: the credential must be allowed and belong to the user handle's owner. */
-function checkAllowed(challenge: ChallengeRecord, credential: CredentialRecord, assertion: Assertion): string | undefined {
+function checkAllowed(
+  challenge: ChallengeRecord,
+  credential: CredentialRecord,
+  assertion: Assertion,
+): string | undefined {
   if (challenge.subject !== null && credential.subject !== challenge.subject) {
     return 'the credential belongs to another subject than the challenge names';
   }
-  if (challenge.allowCredentialIds.length > 0 && !challenge.allowCredentialIds.includes(credential.credentialId)) {
+  if (
+    challenge.allowCredentialIds.length > 0 &&
+    !challenge.allowCredentialIds.includes(credential.credentialId)
+  ) {
     return 'the credential was not in allowCredentials of this challenge';
   }
   const userHandle = assertion.response.userHandle;
   if (userHandle !== undefined && userHandle !== null && userHandle !== '') {
     const expected = userHandleFor(credential.tenantId, credential.subject);
     const presented = decodeBase64Lenient(userHandle);
-    if (presented === undefined || !presented.equals(expected)) return 'the user handle does not belong to the credential owner';
+    if (presented === undefined || !presented.equals(expected))
+      return 'the user handle does not belong to the credential owner';
   }
   return undefined;
 }

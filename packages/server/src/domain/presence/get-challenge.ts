@@ -4,7 +4,11 @@ import { notFound } from '../errors.js';
 import { toIso } from '../encoding.js';
 import type { ChallengeRecord } from '../ports.js';
 
-export async function getChallenge(deps: Pick<Deps, 'store' | 'clock'>, tenantId: string, challengeId: string): Promise<ChallengeView> {
+export async function getChallenge(
+  deps: Pick<Deps, 'store' | 'clock'>,
+  tenantId: string,
+  challengeId: string,
+): Promise<ChallengeView> {
   const c = await deps.store.challenges.get(tenantId, challengeId);
   if (!c) throw notFound('the challenge');
   return toChallengeView(c, deps.clock.now());

@@ -18,7 +18,11 @@ class AlreadyDecided extends Error {}
 export async function verifyPresence(deps: Deps, tenantId: string, input: VerifyBody): Promise<VerifyResult> {
   const challenge = await deps.store.challenges.get(tenantId, input.challengeId);
   if (!challenge) {
-    return { decision: 'CHALLENGE_NOT_FOUND', challengeId: input.challengeId, reason: 'no such challenge for this tenant' };
+    return {
+      decision: 'CHALLENGE_NOT_FOUND',
+      challengeId: input.challengeId,
+      reason: 'no such challenge for this tenant',
+    };
   }
   if (challenge.status !== 'pending') return alreadyUsed(challenge.id);
   const now = deps.clock.now();
@@ -39,10 +43,24 @@ function alreadyUsed(challengeId: string): VerifyResult {
   };
 }
 
-async function settle(deps: Deps, tx: StoreTx, challenge: ChallengeRecord, evaluation: Evaluation, now: number): Promise<VerifyResult> {
+async function settle(
+  deps: Deps,
+  tx: StoreTx,
+  challenge: ChallengeRecord,
+  evaluation: Evaluation,
+  now: number,
+): Promise<VerifyResult> {
   const final = evaluation.verified ? await claimCounter(tx, evaluation, now) : evaluation;
   if (!final.verified) {
-    await settleChallenge(tx, challenge, now, final.decision, final.reason, null, final.credential?.id ?? null);
+    await settleChallenge(
+      tx,
+      challenge,
+      now,
+      final.decision,
+      final.reason,
+      null,
+      final.credential?.id ?? null,
+    );
     await recordUsage(deps, tx, challenge.tenantId, 'presence.denied', challenge.id);
     await recordEvent(deps, tx, challenge.tenantId, 'presence.denied', {
       challengeId: challenge.id,
@@ -53,12 +71,20 @@ async function settle(deps: Deps, tx: StoreTx, challenge: ChallengeRecord, evalu
     });
     return { decision: final.decision, challengeId: challenge.id, reason: final.reason };
   }
-  const receipt = sealReceipt(deps.signer, buildReceipt({ receiptId: newId(deps, 'rct'), challenge, ...final, verifiedAt: now }));
+  const receipt = sealReceipt(
+    deps.signer,
+    buildReceipt({ receiptId: newId(deps, 'rct'), challenge, ...final, verifiedAt: now }),
+  );
   await settleChallenge(tx, challenge, now, 'PRESENCE_VERIFIED', null, receipt.id, final.credential.id);
   await tx.receipts.insert(receipt);
   await recordUsage(deps, tx, challenge.tenantId, 'presence.verified', challenge.id);
   await recordEvent(deps, tx, challenge.tenantId, 'receipt.created', receiptCreatedEvent(receipt));
-  return { decision: 'PRESENCE_VERIFIED', challengeId: challenge.id, receiptId: receipt.id, receiptHashHex: receipt.hashHex };
+  return {
+    decision: 'PRESENCE_VERIFIED',
+    challengeId: challenge.id,
+    receiptId: receipt.id,
+    receiptHashHex: receipt.hashHex,
+  };
 }
 
 async function settleChallenge(
@@ -70,7 +96,8 @@ async function settleChallenge(
   receiptId: string | null,
   credentialRef: string | null,
 ): Promise<void> {
-  const status = decision === 'PRESENCE_VERIFIED' ? 'verified' : decision === 'CHALLENGE_EXPIRED' ? 'expired' : 'denied';
+  const status =
+    decision === 'PRESENCE_VERIFIED' ? 'verified' : decision === 'CHALLENGE_EXPIRED' ? 'expired' : 'denied';
   const settled = await tx.challenges.settle(challenge.tenantId, challenge.id, {
     status,
     usedAt: now,
@@ -86,23 +113,47 @@ async function settleChallenge(
  * Advances the credential's counter with a compare-and-set. Another challenge signed by the
  * same authenticator may have moved it meanwhile: re-check against the fresh value a few times.
  */
-async function claimCounter(tx: StoreTx, evaluation: Extract<Evaluation, { verified: true }>, now: number): Promise<Evaluation> {
+async function claimCounter(
+  tx: StoreTx,
+  evaluation: Extract<Evaluation, { verified: true }>,
+  now: number,
+): Promise<Evaluation> {
   let stored = evaluation.credential;
   const next = evaluation.assertion.signCount;
   const ignoreCounter = evaluation.policy.rules.counter === 'ignore';
   for (let attempt = 0; attempt < 3; attempt++) {
-    const use = { expectedSignCount: stored.signCount, signCount: Math.max(next, stored.signCount), backedUp: evaluation.assertion.flags.BS, at: now };
+    const use = {
+      expectedSignCount: stored.signCount,
+      signCount: Math.max(next, stored.signCount),
+      backedUp: evaluation.assertion.flags.BS,
+      at: now,
+    };
     if (await tx.credentials.recordUse(stored.id, use)) return evaluation;
     const fresh = await tx.credentials.get(stored.tenantId, stored.id);
     if (!fresh || fresh.revokedAt !== null) {
-      return { verified: false, decision: 'CREDENTIAL_REVOKED', reason: 'the credential was revoked during verification', credential: stored };
+      return {
+        verified: false,
+        decision: 'CREDENTIAL_REVOKED',
+        reason: 'the credential was revoked during verification',
+        credential: stored,
+      };
     }
     if (!ignoreCounter && (next !== 0 || fresh.signCount !== 0) && next <= fresh.signCount) {
-      return { verified: false, decision: 'COUNTER_REGRESSION', reason: `signCount ${next} is not above the stored ${fresh.signCount}`, credential: fresh };
+      return {
+        verified: false,
+        decision: 'COUNTER_REGRESSION',
+        reason: `signCount ${next} is not above the stored ${fresh.signCount}`,
+        credential: fresh,
+      };
     }
     stored = fresh;
   }
-  return { verified: false, decision: 'COUNTER_REGRESSION', reason: 'the credential counter kept changing concurrently', credential: stored };
+  return {
+    verified: false,
+    decision: 'COUNTER_REGRESSION',
+    reason: 'the credential counter kept changing concurrently',
+    credential: stored,
+  };
 }
 
 function receiptCreatedEvent(r: ReceiptRecord) {

@@ -10,7 +10,11 @@ export type CheckReceiptInput = SignedReceiptInput | { receiptId: string; receip
  * The full offline check of a receipt (the SDK's verifier, against every published service key),
  * plus one online fact: whether this service stored exactly this receipt for the tenant.
  */
-export async function checkReceipt(deps: Pick<Deps, 'store' | 'signer'>, tenantId: string, input: CheckReceiptInput): Promise<ReceiptVerification> {
+export async function checkReceipt(
+  deps: Pick<Deps, 'store' | 'signer'>,
+  tenantId: string,
+  input: CheckReceiptInput,
+): Promise<ReceiptVerification> {
   let subject: SignedReceiptInput;
   let stored: ReceiptRecord | undefined;
   if ('receiptId' in input) {
@@ -27,8 +31,18 @@ export async function checkReceipt(deps: Pick<Deps, 'store' | 'signer'>, tenantI
   const checks: ReceiptVerification['checks'] = { ...report.checks };
   checks.stored = matches
     ? { ok: true, detail: 'this service issued exactly this receipt to this tenant' }
-    : { ok: false, detail: stored ? 'the stored receipt with this id has another hash' : 'this tenant has no receipt with this id' };
-  return { valid: report.valid && matches, receiptId: report.receiptId, receiptHashHex: report.receiptHashHex, checks };
+    : {
+        ok: false,
+        detail: stored
+          ? 'the stored receipt with this id has another hash'
+          : 'this tenant has no receipt with this id',
+      };
+  return {
+    valid: report.valid && matches,
+    receiptId: report.receiptId,
+    receiptHashHex: report.receiptHashHex,
+    checks,
+  };
 }
 
 function notStored(receiptId: string, receiptHashHex: string): ReceiptVerification {

@@ -3,13 +3,21 @@ import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import type { ReceiptRecord } from '../ports.js';
 
-export async function getReceipt(deps: Pick<Deps, 'store'>, tenantId: string, receiptId: string): Promise<SignedReceipt> {
+export async function getReceipt(
+  deps: Pick<Deps, 'store'>,
+  tenantId: string,
+  receiptId: string,
+): Promise<SignedReceipt> {
   const r = await deps.store.receipts.get(tenantId, receiptId);
   if (!r) throw notFound('the receipt');
   return toSignedReceipt(r);
 }
 
-export async function getChallengeReceipt(deps: Pick<Deps, 'store'>, tenantId: string, challengeId: string): Promise<SignedReceipt> {
+export async function getChallengeReceipt(
+  deps: Pick<Deps, 'store'>,
+  tenantId: string,
+  challengeId: string,
+): Promise<SignedReceipt> {
   const r = await deps.store.receipts.getByChallenge(tenantId, challengeId);
   if (!r) throw notFound('a receipt for this challenge');
   return toSignedReceipt(r);

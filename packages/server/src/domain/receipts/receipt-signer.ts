@@ -69,7 +69,10 @@ export function newSigningKey(deps: Pick<Deps, 'clock' | 'secrets'>): SigningKey
   return {
     kid,
     publicKeyB64Url: raw.toString('base64url'),
-    privateKeySealed: deps.secrets.seal(privateKey.export({ format: 'der', type: 'pkcs8' }), sealContext(kid)),
+    privateKeySealed: deps.secrets.seal(
+      privateKey.export({ format: 'der', type: 'pkcs8' }),
+      sealContext(kid),
+    ),
     createdAt: now,
     notBefore: now,
     notAfter: null,

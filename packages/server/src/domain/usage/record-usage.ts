@@ -2,7 +2,8 @@ import type { Deps } from '../deps.js';
 import { newId } from '../ids.js';
 import type { StoreTx } from '../ports.js';
 
-export type Meter = 'challenges.created' | 'presence.verified' | 'presence.denied' | 'receipts.exported' | 'webhooks.delivered';
+export type Meter =
+  'challenges.created' | 'presence.verified' | 'presence.denied' | 'receipts.exported' | 'webhooks.delivered';
 
 /**
  * Counts one billable unit inside the transaction of the change it bills. `sourceId` is the id of
@@ -16,5 +17,12 @@ export async function recordUsage(
   sourceId: string,
   quantity = 1,
 ): Promise<void> {
-  await tx.usage.insert({ id: newId(deps, 'use'), tenantId, meter, quantity, occurredAt: deps.clock.now(), sourceId });
+  await tx.usage.insert({
+    id: newId(deps, 'use'),
+    tenantId,
+    meter,
+    quantity,
+    occurredAt: deps.clock.now(),
+    sourceId,
+  });
 }

@@ -19,7 +19,12 @@ export function registerAuth(app: App, deps: Pick<Deps, 'store' | 'clock'>): voi
     const key = match ? await authenticateApiKey(deps, match[1]!) : undefined;
     if (!key) {
       reply.header('www-authenticate', 'Bearer realm="presence"');
-      return sendProblem(reply, request, 'unauthorized', match ? 'the API key is unknown, revoked or expired' : 'send Authorization: Bearer <API key>');
+      return sendProblem(
+        reply,
+        request,
+        'unauthorized',
+        match ? 'the API key is unknown, revoked or expired' : 'send Authorization: Bearer <API key>',
+      );
     }
     if (!key.scopes.includes(scope)) {
       return sendProblem(reply, request, 'insufficient_scope', `this route requires the scope ${scope}`);

@@ -3,9 +3,22 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type FieldError } from '../../domain/errors.js';
 import type { App } from '../types.js';
 
-export function sendProblem(reply: FastifyReply, request: FastifyRequest, code: ErrorCode, detail: string, errors: FieldError[] = []) {
+export function sendProblem(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  code: ErrorCode,
+  detail: string,
+  errors: FieldError[] = [],
+) {
   const { status, title } = ERRORS[code];
-  const body: Record<string, unknown> = { type: problemType(code), title, status, code, detail, requestId: request.id };
+  const body: Record<string, unknown> = {
+    type: problemType(code),
+    title,
+    status,
+    code,
+    detail,
+    requestId: request.id,
+  };
   if (errors.length > 0) body.errors = errors;
   return reply.code(status).type('application/problem+json').serializer(JSON.stringify).send(body);
 }
@@ -32,8 +45,14 @@ function statusToCode(status: number): ErrorCode {
 function validationErrors(error: FastifyError): FieldError[] {
   const context = error.validationContext ?? 'body';
   return (error.validation ?? []).map((v) => {
-    const missing = v.keyword === 'required' ? `/${String((v.params as { missingProperty?: string }).missingProperty)}` : '';
-    const extra = v.keyword === 'additionalProperties' ? `/${String((v.params as { additionalProperty?: string }).additionalProperty)}` : '';
+    const missing =
+      v.keyword === 'required'
+        ? `/${String((v.params as { missingProperty?: string }).missingProperty)}`
+        : '';
+    const extra =
+      v.keyword === 'additionalProperties'
+        ? `/${String((v.params as { additionalProperty?: string }).additionalProperty)}`
+        : '';
     return { field: `${context}${v.instancePath}${missing}${extra}`, message: v.message ?? v.keyword };
   });
 }
@@ -49,7 +68,8 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
 /** One envelope for every failure: RFC 9457 problem+json with a stable code. */
 export function registerProblemHandlers(app: App): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof DomainError) return sendProblem(reply, request, error.code, error.detail, error.fields);
+    if (error instanceof DomainError)
+      return sendProblem(reply, request, error.code, error.detail, error.fields);
     if (error.validation) {
       const errors = validationErrors(error);
       const detail = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
@@ -61,7 +81,12 @@ export function registerProblemHandlers(app: App): void {
       return sendProblem(reply, request, code, error.message);
     }
     request.log.error({ err: error }, 'unhandled error');
-    return sendProblem(reply, request, 'internal_error', 'an internal error occurred; quote the requestId when reporting it');
+    return sendProblem(
+      reply,
+      request,
+      'internal_error',
+      'an internal error occurred; quote the requestId when reporting it',
+    );
   });
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, request, 'not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`),

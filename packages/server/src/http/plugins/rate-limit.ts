@@ -21,7 +21,12 @@ export function registerRateLimit(app: App, perMinute: number, now: () => number
     w.count++;
     if (w.count > perMinute) {
       reply.header('retry-after', String(Math.ceil((w.start + 60_000 - t) / 1000)));
-      return sendProblem(reply, request, 'rate_limited', `more than ${perMinute} requests in one minute for this API key`);
+      return sendProblem(
+        reply,
+        request,
+        'rate_limited',
+        `more than ${perMinute} requests in one minute for this API key`,
+      );
     }
   });
 }

@@ -10,7 +10,11 @@ import {
   RegistrationOptionsBody,
 } from '@presence/contract';
 import { createRegistrationOptions } from '../../domain/credentials/create-registration-options.js';
-import { getCredential, listCredentials, revokeCredential } from '../../domain/credentials/manage-credentials.js';
+import {
+  getCredential,
+  listCredentials,
+  revokeCredential,
+} from '../../domain/credentials/manage-credentials.js';
 import { registerCredential } from '../../domain/credentials/register-credential.js';
 import { cursorScope } from '../cursor.js';
 import { tenantOf, type App } from '../types.js';
@@ -46,19 +50,37 @@ export function credentialRoutes(app: App, { deps, cursors }: RouteDeps): void {
 
   app.get('/v1/presence/credentials', {
     config: { scope: 'credentials:read' },
-    schema: { tags, summary: 'List credentials', querystring: ListCredentialsQuery, response: { 200: Page(Credential), ...problemResponses } },
+    schema: {
+      tags,
+      summary: 'List credentials',
+      querystring: ListCredentialsQuery,
+      response: { 200: Page(Credential), ...problemResponses },
+    },
     handler: async (request) => {
       const { subject, includeRevoked = false, limit = 50, cursor } = request.query;
       const scope = cursorScope(tenantOf(request), 'credentials', { subject, includeRevoked });
-      const page = await listCredentials(deps, tenantOf(request), { subject, includeRevoked }, { limit, afterId: readAfterId(cursors, scope, cursor) });
+      const page = await listCredentials(
+        deps,
+        tenantOf(request),
+        { subject, includeRevoked },
+        { limit, afterId: readAfterId(cursors, scope, cursor) },
+      );
       return pageOf(cursors, scope, page, (c) => c.id);
     },
   });
 
   app.get('/v1/presence/credentials/:credentialId', {
     config: { scope: 'credentials:read' },
-    schema: { tags, summary: 'One credential', params: CredentialParams, querystring: NoQuery, response: { 200: CredentialCreated, ...problemResponses } },
-    handler: async (request) => ({ credential: await getCredential(deps, tenantOf(request), request.params.credentialId) }),
+    schema: {
+      tags,
+      summary: 'One credential',
+      params: CredentialParams,
+      querystring: NoQuery,
+      response: { 200: CredentialCreated, ...problemResponses },
+    },
+    handler: async (request) => ({
+      credential: await getCredential(deps, tenantOf(request), request.params.credentialId),
+    }),
   });
 
   app.delete('/v1/presence/credentials/:credentialId', {
@@ -69,6 +91,8 @@ export function credentialRoutes(app: App, { deps, cursors }: RouteDeps): void {
       params: CredentialParams,
       response: { 200: CredentialCreated, ...problemResponses },
     },
-    handler: async (request) => ({ credential: await revokeCredential(deps, tenantOf(request), request.params.credentialId) }),
+    handler: async (request) => ({
+      credential: await revokeCredential(deps, tenantOf(request), request.params.credentialId),
+    }),
   });
 }

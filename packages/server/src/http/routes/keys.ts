@@ -1,4 +1,13 @@
-import { NoQuery, ApiKey, CreateKeyBody, KeyCreated, KeyParams, ListKeysQuery, Page, RotateKeyBody } from '@presence/contract';
+import {
+  NoQuery,
+  ApiKey,
+  CreateKeyBody,
+  KeyCreated,
+  KeyParams,
+  ListKeysQuery,
+  Page,
+  RotateKeyBody,
+} from '@presence/contract';
 import { Type } from '@sinclair/typebox';
 import { createApiKey } from '../../domain/api-keys/create-api-key.js';
 import { getApiKey, listApiKeys, revokeApiKey, rotateApiKey } from '../../domain/api-keys/manage-api-keys.js';
@@ -14,13 +23,24 @@ const config = { scope: 'keys:manage' as const };
 export function keyRoutes(app: App, { deps, cursors }: RouteDeps): void {
   app.post('/v1/keys', {
     config,
-    schema: { tags, summary: 'Create an API key (the secret is shown once)', body: CreateKeyBody, response: { 201: KeyCreated, ...problemResponses } },
-    handler: async (request, reply) => reply.code(201).send(await createApiKey(deps, tenantOf(request), request.body)),
+    schema: {
+      tags,
+      summary: 'Create an API key (the secret is shown once)',
+      body: CreateKeyBody,
+      response: { 201: KeyCreated, ...problemResponses },
+    },
+    handler: async (request, reply) =>
+      reply.code(201).send(await createApiKey(deps, tenantOf(request), request.body)),
   });
 
   app.get('/v1/keys', {
     config,
-    schema: { tags, summary: 'List API keys (never their secrets)', querystring: ListKeysQuery, response: { 200: Page(ApiKey), ...problemResponses } },
+    schema: {
+      tags,
+      summary: 'List API keys (never their secrets)',
+      querystring: ListKeysQuery,
+      response: { 200: Page(ApiKey), ...problemResponses },
+    },
     handler: async (request) => {
       const scope = cursorScope(tenantOf(request), 'keys', {});
       const page = await listApiKeys(deps, tenantOf(request), {
@@ -33,7 +53,13 @@ export function keyRoutes(app: App, { deps, cursors }: RouteDeps): void {
 
   app.get('/v1/keys/:keyId', {
     config,
-    schema: { tags, summary: 'One API key', params: KeyParams, querystring: NoQuery, response: { 200: ApiKey, ...problemResponses } },
+    schema: {
+      tags,
+      summary: 'One API key',
+      params: KeyParams,
+      querystring: NoQuery,
+      response: { 200: ApiKey, ...problemResponses },
+    },
     handler: async (request) => getApiKey(deps, tenantOf(request), request.params.keyId),
   });
 
@@ -44,15 +70,32 @@ export function keyRoutes(app: App, { deps, cursors }: RouteDeps): void {
       summary: 'Issue a replacement key; the old one keeps working for the grace period',
       params: KeyParams,
       body: Type.Optional(RotateKeyBody),
-      response: { 201: Type.Object({ key: ApiKey, secret: Type.String(), previous: ApiKey }), ...problemResponses },
+      response: {
+        201: Type.Object({ key: ApiKey, secret: Type.String(), previous: ApiKey }),
+        ...problemResponses,
+      },
     },
     handler: async (request, reply) =>
-      reply.code(201).send(await rotateApiKey(deps, tenantOf(request), request.params.keyId, request.body?.gracePeriodSeconds ?? 86400)),
+      reply
+        .code(201)
+        .send(
+          await rotateApiKey(
+            deps,
+            tenantOf(request),
+            request.params.keyId,
+            request.body?.gracePeriodSeconds ?? 86400,
+          ),
+        ),
   });
 
   app.delete('/v1/keys/:keyId', {
     config,
-    schema: { tags, summary: 'Revoke an API key now', params: KeyParams, response: { 200: ApiKey, ...problemResponses } },
+    schema: {
+      tags,
+      summary: 'Revoke an API key now',
+      params: KeyParams,
+      response: { 200: ApiKey, ...problemResponses },
+    },
     handler: async (request) => revokeApiKey(deps, tenantOf(request), request.params.keyId),
   });
 }

@@ -1,7 +1,11 @@
 import type { CursorCodec } from '../cursor.js';
 
 /** Keyset paging by id: the cursor holds the last id of the page, MAC-bound to the query. */
-export function readAfterId(cursors: CursorCodec, scope: string, cursor: string | undefined): string | undefined {
+export function readAfterId(
+  cursors: CursorCodec,
+  scope: string,
+  cursor: string | undefined,
+): string | undefined {
   if (cursor === undefined) return undefined;
   const position = cursors.decode(scope, cursor);
   return typeof position.after === 'string' ? position.after : undefined;

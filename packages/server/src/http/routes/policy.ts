@@ -8,7 +8,12 @@ import type { RouteDeps } from './route-deps.js';
 export function policyRoutes(app: App, { deps }: RouteDeps): void {
   app.get('/v1/policy', {
     config: { scope: 'policy:read' },
-    schema: { tags: ['policy'], summary: 'The policy in force', querystring: NoQuery, response: { 200: PolicyVersion, ...problemResponses } },
+    schema: {
+      tags: ['policy'],
+      summary: 'The policy in force',
+      querystring: NoQuery,
+      response: { 200: PolicyVersion, ...problemResponses },
+    },
     handler: async (request) => getPolicy(deps, tenantOf(request)),
   });
 

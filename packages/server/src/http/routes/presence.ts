@@ -25,7 +25,8 @@ export function presenceRoutes(app: App, { deps }: RouteDeps): void {
       body: CreateChallengeBody,
       response: { 201: ChallengeCreated, ...problemResponses },
     },
-    handler: async (request, reply) => reply.code(201).send(await createChallenge(deps, tenantOf(request), request.body)),
+    handler: async (request, reply) =>
+      reply.code(201).send(await createChallenge(deps, tenantOf(request), request.body)),
   });
 
   app.post('/v1/presence/verify', {

@@ -6,7 +6,11 @@ import type { RouteDeps } from './route-deps.js';
 
 export function publicRoutes(app: App, { deps }: RouteDeps): void {
   app.get('/healthz', {
-    schema: { tags: ['operations'], summary: 'Liveness', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+    schema: {
+      tags: ['operations'],
+      summary: 'Liveness',
+      response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+    },
     handler: async () => ({ status: 'ok' as const }),
   });
 

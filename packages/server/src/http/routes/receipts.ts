@@ -1,4 +1,10 @@
-import { NoQuery, ReceiptParams, ReceiptVerification, SignedReceipt, VerifyReceiptBody } from '@presence/contract';
+import {
+  NoQuery,
+  ReceiptParams,
+  ReceiptVerification,
+  SignedReceipt,
+  VerifyReceiptBody,
+} from '@presence/contract';
 import { checkReceipt, type CheckReceiptInput } from '../../domain/receipts/check-receipt.js';
 import { getReceipt } from '../../domain/receipts/get-receipt.js';
 import { tenantOf, type App } from '../types.js';

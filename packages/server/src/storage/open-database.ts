@@ -1,0 +1,107 @@
+/**
+ * Opens the Kysely handle for either dialect. `openStore` and `migrateDatabase` both start here;
+ * nothing outside storage/ sees the handle.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export interface StoreOptions {
+  /** Unset → SQLite at `sqlitePath`; `postgres://…` or `postgresql://…` → PostgreSQL. */
+  databaseUrl?: string | undefined;
+  sqlitePath: string;
+  /** PostgreSQL schema to use (created if missing) via search_path on every pooled connection. */
+  pgSchema?: string | undefined;
+  pgPoolSize?: number | undefined;
+  /** Errors of idle pooled PostgreSQL connections (the pool drops them and reconnects). */
+  onPoolError?: ((error: Error) => void) | undefined;
+}
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  dialect: Dialect;
+  db: Kysely<Database>;
+}
+
+const DEFAULT_POOL_SIZE = 10;
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+const PG_INT8_OID = 20;
+
+export async function openDatabase(options: StoreOptions): Promise<DatabaseHandle> {
+  const url = options.databaseUrl;
+  if (url === undefined || url === '') return { dialect: 'sqlite', db: openSqlite(options.sqlitePath) };
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    throw new Error('databaseUrl must start with postgres:// or postgresql://');
+  }
+  return { dialect: 'postgres', db: await openPostgres(url, options) };
+}
+
+/**
+ * One better-sqlite3 connection (Kysely serializes access to it). WAL lets readers run beside the
+ * writer; synchronous=FULL fsyncs the WAL on every commit, so a returned receipt survives a power
+ * loss; busy_timeout makes a second process wait for the write lock instead of failing at once.
+ */
+function openSqlite(path: string): Kysely<Database> {
+  mkdirSync(dirname(path), { recursive: true });
+  const database = new SqliteDatabase(path);
+  try {
+    database.pragma('busy_timeout = 5000');
+    const mode: unknown = database.pragma('journal_mode = WAL', { simple: true });
+    if (mode !== 'wal') throw new Error(`SQLite refused WAL journal mode for ${path} (got ${String(mode)})`);
+    database.pragma('synchronous = FULL');
+    database.pragma('foreign_keys = ON');
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+async function openPostgres(url: string, options: StoreOptions): Promise<Kysely<Database>> {
+  const schema = options.pgSchema;
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+    throw new Error(`pgSchema must match ${SCHEMA_NAME.source}`);
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.pgPoolSize ?? DEFAULT_POOL_SIZE,
+    // Per pool, so nothing global changes: BIGINT (epoch ms, counts) arrives as a number.
+    types: { getTypeParser: getTypeParser as typeof pg.types.getTypeParser },
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  pool.on('error', options.onPoolError ?? (() => undefined));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  if (schema === undefined) return db;
+  try {
+    await createSchema(db, schema);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return db;
+}
+
+function getTypeParser(oid: number, format?: 'text' | 'binary'): unknown {
+  if (oid === PG_INT8_OID && format !== 'binary') return parseInt8;
+  return format === undefined ? pg.types.getTypeParser(oid) : pg.types.getTypeParser(oid, format);
+}
+
+function parseInt8(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed)) throw new RangeError(`BIGINT ${value} is beyond Number's safe range`);
+  return parsed;
+}
+
+/** Two processes may race here: a concurrent creation of the same schema is not an error. */
+async function createSchema(db: Kysely<Database>, schema: string): Promise<void> {
+  try {
+    await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== '23505' && code !== '42P06') throw error;
+  }
+}

@@ -1,0 +1,29 @@
+import type { Kysely } from 'kysely';
+import type { StoreTx } from '../../domain/ports.js';
+import type { Database } from '../schema.js';
+import { createApiKeyRepo } from './api-keys.js';
+import { createChallengeRepo } from './challenges.js';
+import { createCredentialRepo } from './credentials.js';
+import { createOutboxRepo } from './outbox.js';
+import { createPolicyRepo } from './policies.js';
+import { createReceiptRepo } from './receipts.js';
+import { createRegistrationRepo } from './registrations.js';
+import { createSigningKeyRepo } from './signing-keys.js';
+import { createTenantRepo } from './tenants.js';
+import { createUsageRepo } from './usage.js';
+
+/** Every repo over one Kysely handle: the store's own, or a transaction's. Same queries in both dialects. */
+export function createRepos(db: Kysely<Database>): StoreTx {
+  return {
+    tenants: createTenantRepo(db),
+    apiKeys: createApiKeyRepo(db),
+    policies: createPolicyRepo(db),
+    registrations: createRegistrationRepo(db),
+    credentials: createCredentialRepo(db),
+    challenges: createChallengeRepo(db),
+    receipts: createReceiptRepo(db),
+    signingKeys: createSigningKeyRepo(db),
+    outbox: createOutboxRepo(db),
+    usage: createUsageRepo(db),
+  };
+}

@@ -1,0 +1,55 @@
+import type { Kysely } from 'kysely';
+import type { ReceiptRecord, ReceiptRepo } from '../../domain/ports.js';
+import type { Database, ReceiptsTable } from '../schema.js';
+import { mapUniqueViolation } from '../unique-violation.js';
+
+export function createReceiptRepo(db: Kysely<Database>): ReceiptRepo {
+  const ofTenant = (tenantId: string) =>
+    db.selectFrom('receipts').selectAll().where('tenant_id', '=', tenantId);
+  return {
+    /** Throws UniqueViolation (receipts_tenant_id_challenge_id_key) for a second receipt of a challenge. */
+    async insert(r) {
+      await mapUniqueViolation(() => db.insertInto('receipts').values(toRow(r)).execute());
+    },
+    async get(tenantId, id) {
+      const row = await ofTenant(tenantId).where('id', '=', id).executeTakeFirst();
+      return row && toReceipt(row);
+    },
+    async getByChallenge(tenantId, challengeId) {
+      const row = await ofTenant(tenantId).where('challenge_id', '=', challengeId).executeTakeFirst();
+      return row && toReceipt(row);
+    },
+  };
+}
+
+function toRow(r: ReceiptRecord): ReceiptsTable {
+  return {
+    id: r.id,
+    tenant_id: r.tenantId,
+    challenge_id: r.challengeId,
+    credential_ref: r.credentialRef,
+    subject: r.subject,
+    action_hash_hex: r.actionHashHex,
+    issued_at: r.issuedAt,
+    canonical_json: r.canonicalJson,
+    hash_hex: r.hashHex,
+    kid: r.kid,
+    signature_b64url: r.signatureB64Url,
+  };
+}
+
+function toReceipt(row: ReceiptsTable): ReceiptRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    challengeId: row.challenge_id,
+    credentialRef: row.credential_ref,
+    subject: row.subject,
+    actionHashHex: row.action_hash_hex,
+    issuedAt: row.issued_at,
+    canonicalJson: row.canonical_json,
+    hashHex: row.hash_hex,
+    kid: row.kid,
+    signatureB64Url: row.signature_b64url,
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * The Store's behaviour, part 3: unique-constraint mapping, transactions, and conditional
+ * updates under concurrency (on PostgreSQL the racing statements run on separate pooled
+ * connections). Same suite for both dialects; see store.behaviour.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UniqueViolation, type ChallengeSettlement } from '../domain/ports.js';
+import { seedTenant, T0, TestRecords } from './test-records.js';
+import { DIALECTS, openTestStore, pgAvailable, type TestStore } from './testing.js';
+
+const postgresReady = await pgAvailable();
+const RACERS = 20;
+
+const VERIFIED: ChallengeSettlement = {
+  status: 'verified',
+  usedAt: T0 + 1,
+  decision: 'PRESENCE_VERIFIED',
+  reason: null,
+  receiptId: null,
+  credentialRef: 'cred_1',
+};
+
+function race<T>(run: (index: number) => Promise<T>): Promise<T[]> {
+  return Promise.all(Array.from({ length: RACERS }, (_, index) => run(index)));
+}
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(dialect === 'postgres' && !postgresReady)(`store behaviour: integrity (${dialect})`, () => {
+    let db: TestStore;
+    const records = new TestRecords();
+    beforeAll(async () => {
+      db = await openTestStore(dialect, { pgPoolSize: 10 });
+    });
+    afterAll(async () => {
+      await db?.cleanup();
+    });
+
+    it('maps unique violations to UniqueViolation with the same constraint name and the driver error as cause', async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      const key = records.apiKey(tenant.id);
+      await db.store.apiKeys.insert(key);
+      const attempts = [
+        [db.store.tenants.insert(tenant), 'tenants_pkey'],
+        [db.store.apiKeys.insert({ ...key, id: records.id('key') }), 'api_keys_key_hash_key'],
+        [db.store.policies.insert({ ...policy, id: records.id('pol') }), 'policies_tenant_id_version_key'],
+      ] as const;
+      for (const [attempt, constraint] of attempts) {
+        const error: unknown = await attempt.catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(UniqueViolation);
+        expect(error).toMatchObject({ constraint });
+        const code = (error as UniqueViolation & { cause: { code: string } }).cause.code;
+        expect(code).toMatch(dialect === 'sqlite' ? /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/ : /^23505$/);
+      }
+    });
+
+    it('passes other constraint errors through unchanged (foreign keys are enforced)', async () => {
+      const orphan = records.policy('ten_missing');
+      const error: unknown = await db.store.policies.insert(orphan).catch((e: unknown) => e);
+      expect(error).not.toBeInstanceOf(UniqueViolation);
+      expect(error).toMatchObject({ code: dialect === 'sqlite' ? 'SQLITE_CONSTRAINT_FOREIGNKEY' : '23503' });
+    });
+
+    it('transaction: commits every write together and returns the result', async () => {
+      const tenant = records.tenant();
+      const result = await db.store.transaction(async (tx) => {
+        await tx.tenants.insert(tenant);
+        await tx.policies.insert(records.policy(tenant.id));
+        return tx.tenants.get(tenant.id);
+      });
+      expect(result).toEqual(tenant);
+      expect((await db.store.policies.current(tenant.id))?.tenantId).toBe(tenant.id);
+    });
+
+    it('transaction: a throw inside leaves nothing behind and rethrows the same error', async () => {
+      const tenant = records.tenant();
+      const boom = new Error('boom');
+      const run = db.store.transaction(async (tx) => {
+        await tx.tenants.insert(tenant);
+        await tx.policies.insert(records.policy(tenant.id));
+        throw boom;
+      });
+      await expect(run).rejects.toBe(boom);
+      expect(await db.store.tenants.get(tenant.id)).toBeUndefined();
+      expect(await db.store.policies.current(tenant.id)).toBeUndefined();
+    });
+
+    it('transaction: a UniqueViolation inside rolls back the earlier writes', async () => {
+      const { tenant } = await seedTenant(db.store, records);
+      const fresh = records.tenant();
+      const run = db.store.transaction(async (tx) => {
+        await tx.tenants.insert(fresh);
+        await tx.tenants.insert(tenant);
+      });
+      await expect(run).rejects.toBeInstanceOf(UniqueViolation);
+      expect(await db.store.tenants.get(fresh.id)).toBeUndefined();
+    });
+
+    it('transaction: using the outer store or nesting inside it is an error, not a deadlock', async () => {
+      const tenant = records.tenant();
+      const outerRead = db.store.transaction(async () => db.store.tenants.get(tenant.id));
+      await expect(outerRead).rejects.toThrow(/store used inside its own transaction/);
+      const nested = db.store.transaction(async () => db.store.transaction(async () => 1));
+      await expect(nested).rejects.toThrow(/store used inside its own transaction/);
+      await db.store.tenants.insert(tenant);
+      expect(await db.store.tenants.get(tenant.id)).toEqual(tenant);
+    });
+
+    it(`challenges.settle: ${RACERS} concurrent calls on one challenge, exactly one wins`, async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      const c = records.challenge(tenant.id, policy.id);
+      await db.store.challenges.insert(c);
+      const outcomes = await race((i) =>
+        db.store.challenges.settle(tenant.id, c.id, { ...VERIFIED, usedAt: i }),
+      );
+      expect(outcomes.filter(Boolean)).toHaveLength(1);
+      const winner = outcomes.indexOf(true);
+      expect((await db.store.challenges.get(tenant.id, c.id))?.usedAt).toBe(winner);
+    });
+
+    it(`registrations.consume: ${RACERS} concurrent calls, exactly one wins`, async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      const reg = records.registration(tenant.id, policy.id);
+      await db.store.registrations.insert(reg);
+      const outcomes = await race((i) => db.store.registrations.consume(tenant.id, reg.id, T0 + i));
+      expect(outcomes.filter(Boolean)).toHaveLength(1);
+    });
+
+    it(`credentials.recordUse: ${RACERS} concurrent uses from the same counter, exactly one wins`, async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      const reg = records.registration(tenant.id, policy.id);
+      await db.store.registrations.insert(reg);
+      const cred = records.credential(tenant.id, reg, { signCount: 4 });
+      await db.store.credentials.insert(cred);
+      const use = (i: number) => ({ expectedSignCount: 4, signCount: 5 + i, backedUp: false, at: T0 + i });
+      const outcomes = await race((i) => db.store.credentials.recordUse(cred.id, use(i)));
+      expect(outcomes.filter(Boolean)).toHaveLength(1);
+      expect((await db.store.credentials.get(tenant.id, cred.id))?.signCount).toBe(
+        5 + outcomes.indexOf(true),
+      );
+    });
+
+    it(`${RACERS} concurrent verify-shaped transactions: one settles and writes the only receipt`, async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      const c = records.challenge(tenant.id, policy.id);
+      await db.store.challenges.insert(c);
+      const verify = () =>
+        db.store.transaction(async (tx) => {
+          const receipt = records.receipt(c);
+          if (!(await tx.challenges.settle(tenant.id, c.id, { ...VERIFIED, receiptId: receipt.id })))
+            return false;
+          await tx.receipts.insert(receipt);
+          await tx.outbox.insert({
+            id: records.id('evt'),
+            tenantId: tenant.id,
+            type: 'receipt.created',
+            payload: {},
+            createdAt: T0,
+          });
+          await tx.usage.insert({
+            id: records.id('use'),
+            tenantId: tenant.id,
+            meter: 'presence.verified',
+            quantity: 1,
+            occurredAt: T0,
+            sourceId: c.id,
+          });
+          return true;
+        });
+      const outcomes = await race(verify);
+      expect(outcomes.filter(Boolean)).toHaveLength(1);
+      const receipt = await db.store.receipts.getByChallenge(tenant.id, c.id);
+      expect((await db.store.challenges.get(tenant.id, c.id))?.receiptId).toBe(receipt?.id);
+      expect((await db.rows('outbox_events')).filter((r) => r.tenant_id === tenant.id)).toHaveLength(1);
+      expect((await db.rows('usage_events')).filter((r) => r.tenant_id === tenant.id)).toHaveLength(1);
+    });
+  });
+}

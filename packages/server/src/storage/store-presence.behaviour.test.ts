@@ -1,0 +1,190 @@
+/**
+ * The Store's behaviour, part 2: credentials, challenges, receipts, and tenant isolation.
+ * Same suite for both dialects; see store.behaviour.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChallengeSettlement, Store } from '../domain/ports.js';
+import { seedTenant, T0, TestRecords } from './test-records.js';
+import { DIALECTS, openTestStore, pgAvailable, type TestStore } from './testing.js';
+
+const postgresReady = await pgAvailable();
+
+const VERIFIED: ChallengeSettlement = {
+  status: 'verified',
+  usedAt: T0 + 2000,
+  decision: 'PRESENCE_VERIFIED',
+  reason: null,
+  receiptId: 'rct_1',
+  credentialRef: 'cred_1',
+};
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(dialect === 'postgres' && !postgresReady)(`store behaviour: presence (${dialect})`, () => {
+    let db: TestStore;
+    const records = new TestRecords();
+    beforeAll(async () => {
+      db = await openTestStore(dialect);
+    });
+    afterAll(async () => {
+      await db?.cleanup();
+    });
+
+    async function enrol(store: Store, tenantId: string, policyId: string, subject = 'user-1') {
+      const reg = records.registration(tenantId, policyId, { subject });
+      await store.registrations.insert(reg);
+      const credential = records.credential(tenantId, reg);
+      await store.credentials.insert(credential);
+      return credential;
+    }
+
+    it('credentials: round trip by id and by WebAuthn credential id, tenant-scoped', async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      const other = await seedTenant(db.store, records);
+      const c = await enrol(db.store, tenant.id, policy.id);
+      expect(await db.store.credentials.get(tenant.id, c.id)).toEqual(c);
+      expect(await db.store.credentials.getByCredentialId(tenant.id, c.credentialId)).toEqual(c);
+      expect(await db.store.credentials.get(other.tenant.id, c.id)).toBeUndefined();
+      expect(await db.store.credentials.getByCredentialId(other.tenant.id, c.credentialId)).toBeUndefined();
+    });
+
+    it('credentials: the same WebAuthn credential id may exist once per tenant', async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      const other = await seedTenant(db.store, records);
+      const c = await enrol(db.store, tenant.id, policy.id);
+      const reg = records.registration(other.tenant.id, other.policy.id);
+      await db.store.registrations.insert(reg);
+      const twin = records.credential(other.tenant.id, reg, { credentialId: c.credentialId });
+      await db.store.credentials.insert(twin);
+      expect(await db.store.credentials.getByCredentialId(other.tenant.id, c.credentialId)).toEqual(twin);
+      const again = records.credential(tenant.id, reg, {
+        credentialId: c.credentialId,
+        registrationId: c.registrationId,
+      });
+      await expect(db.store.credentials.insert(again)).rejects.toMatchObject({
+        name: 'UniqueViolation',
+        constraint: 'credentials_tenant_id_credential_id_key',
+      });
+    });
+
+    it('credentials.list: subject filter, revoked hidden unless asked, keyset pages', async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      const [a1, b1, a2, a3] = [
+        await enrol(db.store, tenant.id, policy.id, 'alice'),
+        await enrol(db.store, tenant.id, policy.id, 'bob'),
+        await enrol(db.store, tenant.id, policy.id, 'alice'),
+        await enrol(db.store, tenant.id, policy.id, 'alice'),
+      ];
+      await db.store.credentials.revoke(tenant.id, a2!.id, T0 + 1);
+      const list = (filter: { subject?: string; includeRevoked: boolean }, afterId?: string) =>
+        db.store.credentials
+          .list(tenant.id, filter, { limit: 10, afterId })
+          .then((cs) => cs.map((c) => c.id));
+      expect(await list({ includeRevoked: false })).toEqual([a1!.id, b1!.id, a3!.id]);
+      expect(await list({ includeRevoked: true })).toEqual([a1!.id, b1!.id, a2!.id, a3!.id]);
+      expect(await list({ subject: 'alice', includeRevoked: true })).toEqual([a1!.id, a2!.id, a3!.id]);
+      expect(await list({ subject: 'alice', includeRevoked: false }, a1!.id)).toEqual([a3!.id]);
+      const page = await db.store.credentials.list(tenant.id, { includeRevoked: true }, { limit: 2 });
+      expect(page.map((c) => c.id)).toEqual([a1!.id, b1!.id]);
+    });
+
+    it('credentials.revoke: returns the row, keeps the first time, tenant-scoped', async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      const other = await seedTenant(db.store, records);
+      const c = await enrol(db.store, tenant.id, policy.id);
+      expect(await db.store.credentials.revoke(other.tenant.id, c.id, T0 + 1)).toBeUndefined();
+      expect(await db.store.credentials.revoke(tenant.id, c.id, T0 + 5)).toEqual({ ...c, revokedAt: T0 + 5 });
+      expect(await db.store.credentials.revoke(tenant.id, c.id, T0 + 9)).toEqual({ ...c, revokedAt: T0 + 5 });
+      expect(await db.store.credentials.revoke(tenant.id, 'cred_missing', T0)).toBeUndefined();
+    });
+
+    it('credentials.recordUse: compare-and-set on the counter, refused once revoked', async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      const c = await enrol(db.store, tenant.id, policy.id);
+      const use = { expectedSignCount: 0, signCount: 7, backedUp: true, at: T0 + 3 };
+      expect(await db.store.credentials.recordUse(c.id, use)).toBe(true);
+      expect(await db.store.credentials.recordUse(c.id, use)).toBe(false);
+      const stored = await db.store.credentials.get(tenant.id, c.id);
+      expect(stored).toEqual({ ...c, signCount: 7, backedUp: true, lastUsedAt: T0 + 3 });
+      await db.store.credentials.revoke(tenant.id, c.id, T0 + 4);
+      expect(await db.store.credentials.recordUse(c.id, { ...use, expectedSignCount: 7, signCount: 8 })).toBe(
+        false,
+      );
+    });
+
+    it('challenges: round trip (nullable fields too), tenant-scoped get', async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      const other = await seedTenant(db.store, records);
+      const full = records.challenge(tenant.id, policy.id);
+      const bare = records.challenge(tenant.id, policy.id, {
+        subject: null,
+        purpose: null,
+        allowCredentialIds: [],
+      });
+      await db.store.challenges.insert(full);
+      await db.store.challenges.insert(bare);
+      expect(await db.store.challenges.get(tenant.id, full.id)).toEqual(full);
+      expect(await db.store.challenges.get(tenant.id, bare.id)).toEqual(bare);
+      expect(await db.store.challenges.get(other.tenant.id, full.id)).toBeUndefined();
+    });
+
+    it('challenges.settle: only a pending challenge of that tenant, exactly once', async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      const other = await seedTenant(db.store, records);
+      const c = records.challenge(tenant.id, policy.id);
+      await db.store.challenges.insert(c);
+      expect(await db.store.challenges.settle(other.tenant.id, c.id, VERIFIED)).toBe(false);
+      expect(await db.store.challenges.settle(tenant.id, c.id, VERIFIED)).toBe(true);
+      const denied: ChallengeSettlement = {
+        ...VERIFIED,
+        status: 'denied',
+        decision: 'SIGNATURE_INVALID',
+        reason: 'x',
+      };
+      expect(await db.store.challenges.settle(tenant.id, c.id, denied)).toBe(false);
+      expect(await db.store.challenges.get(tenant.id, c.id)).toEqual({ ...c, ...VERIFIED });
+    });
+
+    it('receipts: round trip with exact canonical bytes, by id and by challenge, tenant-scoped', async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      const other = await seedTenant(db.store, records);
+      const c = records.challenge(tenant.id, policy.id);
+      await db.store.challenges.insert(c);
+      const r = records.receipt(c, { canonicalJson: '{"b":[1,2.5,"\\u0000é😀"],"a":{}}' });
+      await db.store.receipts.insert(r);
+      expect(await db.store.receipts.get(tenant.id, r.id)).toEqual(r);
+      expect(await db.store.receipts.getByChallenge(tenant.id, c.id)).toEqual(r);
+      expect(await db.store.receipts.get(other.tenant.id, r.id)).toBeUndefined();
+      expect(await db.store.receipts.getByChallenge(other.tenant.id, c.id)).toBeUndefined();
+      const second = db.store.receipts.insert(records.receipt(c));
+      await expect(second).rejects.toMatchObject({ constraint: 'receipts_tenant_id_challenge_id_key' });
+    });
+
+    it('tenant isolation: tenant B reads none of tenant A rows through any tenant-scoped method', async () => {
+      const a = await seedTenant(db.store, records);
+      const b = await seedTenant(db.store, records);
+      const key = records.apiKey(a.tenant.id);
+      await db.store.apiKeys.insert(key);
+      const cred = await enrol(db.store, a.tenant.id, a.policy.id);
+      const chl = records.challenge(a.tenant.id, a.policy.id);
+      await db.store.challenges.insert(chl);
+      await db.store.receipts.insert(records.receipt(chl));
+      const s = db.store;
+      const seen = [
+        await s.apiKeys.list(b.tenant.id, { limit: 100 }),
+        await s.credentials.list(b.tenant.id, { includeRevoked: true }, { limit: 100 }),
+        await s.credentials.list(
+          b.tenant.id,
+          { subject: cred.subject, includeRevoked: true },
+          { limit: 100 },
+        ),
+      ];
+      expect(seen).toEqual([[], [], []]);
+      expect(await s.policies.current(b.tenant.id)).toEqual(b.policy);
+      expect(await s.apiKeys.update(b.tenant.id, key.id, { revokedAt: 1 })).toBeUndefined();
+      expect(await s.challenges.settle(b.tenant.id, chl.id, VERIFIED)).toBe(false);
+      expect(await s.registrations.consume(b.tenant.id, cred.registrationId, 1)).toBe(false);
+      expect((await s.challenges.get(a.tenant.id, chl.id))?.status).toBe('pending');
+      expect((await s.apiKeys.get(a.tenant.id, key.id))?.revokedAt).toBeNull();
+    });
+  });
+}
