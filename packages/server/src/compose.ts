@@ -12,6 +12,7 @@ import { portal } from './portal/portal.js';
 import { ensureDevTenant } from './dev-tenant.js';
 import { migrateDatabase } from './storage/migrate-database.js';
 import { openStore } from './storage/open-store.js';
+import type { Job } from './worker/run-jobs.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
 export const cryptoRandom: Random = { bytes: (n) => randomBytes(n) };
@@ -20,6 +21,8 @@ export interface Composed {
   deps: Deps;
   app: App;
   store: Store;
+  /** Background jobs (outbox delivery, schedulers); main.ts runs them with runJobs. */
+  jobs: Job[];
   close(): Promise<void>;
 }
 
@@ -68,10 +71,12 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
   });
   const refresh = setInterval(() => void deps.signer.refresh().catch(() => undefined), 60_000);
   refresh.unref();
+  const jobs: Job[] = [];
   return {
     deps,
     app,
     store: deps.store,
+    jobs,
     async close() {
       clearInterval(refresh);
       await app.close();

@@ -1,6 +1,7 @@
 import { loadConfig } from './config/load-config.js';
 import { compose } from './compose.js';
 import { createLogger } from './logger.js';
+import { runJobs } from './worker/run-jobs.js';
 
 /** load config → compose → listen; stop cleanly on SIGTERM/SIGINT. */
 export async function serve(): Promise<void> {
@@ -8,6 +9,7 @@ export async function serve(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const composed = await compose(config, logger);
   await composed.app.listen({ host: config.host, port: config.port });
+  const jobs = runJobs(composed.jobs, logger);
   logger.info(
     {
       database: composed.store.dialect,
@@ -21,13 +23,16 @@ export async function serve(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
-    composed.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'unclean stop');
-        process.exit(1);
-      },
-    );
+    jobs
+      .stop()
+      .then(() => composed.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'unclean stop');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
