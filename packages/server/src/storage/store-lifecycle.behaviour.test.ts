@@ -3,6 +3,8 @@
  * for both dialects.
  */
 import { randomBytes } from 'node:crypto';
+import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
+import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,14 +51,16 @@ for (const dialect of DIALECTS) {
       'migrateDatabase: concurrent runs apply each migration once',
       async () => {
         const reports = await Promise.all([1, 2, 3].map(() => migrateDatabase(options)));
-        expect(reports.flatMap((r) => r.applied)).toEqual(['0001-core']);
+        expect(reports.flatMap((r) => r.applied)).toEqual(POSTGRES_MIGRATIONS.map((m) => m.id));
       },
     );
 
     it('migrateDatabase: applies pending migrations, then nothing', async () => {
       const first = await migrateDatabase(options);
       const second = await migrateDatabase(options);
-      expect([...first.applied, ...second.applied]).toEqual(dialect === 'sqlite' ? ['0001-core'] : []);
+      expect([...first.applied, ...second.applied]).toEqual(
+        dialect === 'sqlite' ? SQLITE_MIGRATIONS.map((m) => m.id) : [],
+      );
     });
 
     it('a migrated store round-trips a record, and a reopened one still sees it', async () => {

@@ -21,6 +21,8 @@ export interface TestStore {
   options: StoreOptions;
   /** Raw rows of a table ordered by its first column (the id), for asserting what a mutation wrote (e.g. outbox and usage rows). */
   rows<T extends keyof Database>(table: T): Promise<Database[T][]>;
+  /** Every table of the schema, for tests that assert nothing changed anywhere. */
+  tables(): Promise<string[]>;
   /** Closes the store and deletes the file or drops the schema. */
   cleanup(): Promise<void>;
 }
@@ -68,6 +70,17 @@ export async function openTestStore(
   return {
     store: createStore(handle),
     options,
+    tables: async () => {
+      const query =
+        dialect === 'sqlite'
+          ? sql<{
+              name: string;
+            }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`
+          : sql<{
+              name: string;
+            }>`select table_name as name from information_schema.tables where table_schema = current_schema() order by 1`;
+      return (await query.execute(handle.db)).rows.map((r) => r.name);
+    },
     rows: async <T extends keyof Database>(table: T) =>
       (await sql<Database[T]>`select * from ${sql.table(table)} order by 1`.execute(handle.db)).rows,
     async cleanup() {

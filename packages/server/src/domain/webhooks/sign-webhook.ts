@@ -1,0 +1,57 @@
+import { createHmac } from 'node:crypto';
+
+/**
+ * The body of every attempt: `{id, type, createdAt, data}` with `id` the event id. `data` is
+ * the outbox payload text exactly as stored, so every attempt sends the same bytes.
+ */
+export function webhookBody(event: {
+  id: string;
+  type: string;
+  createdAt: number;
+  payloadJson: string;
+}): string {
+  const head = JSON.stringify({
+    id: event.id,
+    type: event.type,
+    createdAt: new Date(event.createdAt).toISOString(),
+  });
+  return `${head.slice(0, -1)},"data":${event.payloadJson}}`;
+}
+
+/**
+ * `X-PRESENCE-Signature`: `v1=<lowercase hex HMAC-SHA256(secret, "<timestamp>.<deliveryId>.<body>")>`,
+ * the key being the secret string as UTF-8. During a rotation overlap one `v1=` element per active
+ * secret, newest first, separated by a space.
+ */
+export function signatureHeader(
+  secrets: readonly string[],
+  timestamp: number,
+  deliveryId: string,
+  body: string,
+): string {
+  return secrets
+    .map((secret) => {
+      const mac = createHmac('sha256', Buffer.from(secret, 'utf8'))
+        .update(`${timestamp}.${deliveryId}.${body}`, 'utf8')
+        .digest('hex');
+      return `v1=${mac}`;
+    })
+    .join(' ');
+}
+
+export function webhookHeaders(input: {
+  secrets: readonly string[];
+  timestamp: number;
+  deliveryId: string;
+  eventType: string;
+  body: string;
+}): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'Presence-Webhooks/1',
+    'x-presence-signature': signatureHeader(input.secrets, input.timestamp, input.deliveryId, input.body),
+    'x-presence-timestamp': String(input.timestamp),
+    'x-presence-delivery-id': input.deliveryId,
+    'x-presence-event': input.eventType,
+  };
+}

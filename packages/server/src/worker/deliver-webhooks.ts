@@ -1,0 +1,85 @@
+import type { Logger } from 'pino';
+import type { Deps } from '../domain/deps.js';
+import { sendAttempt } from '../domain/webhooks/attempt-delivery.js';
+import { claimDeliveries } from '../domain/webhooks/claim-deliveries.js';
+import { fanOutEvents } from '../domain/webhooks/fan-out-events.js';
+import type { ClaimedDelivery } from '../domain/webhooks/ports.js';
+import { createBatchRecorder } from './batch-recorder.js';
+import type { Job } from './run-jobs.js';
+
+export interface WebhookWorkerOptions {
+  logger: Logger | false;
+  /** How often to look for new events and due deliveries when idle. */
+  pollMs: number;
+  /** Attempts in flight in this process. */
+  maxInFlight: number;
+  /** Attempts in flight per endpoint, across all processes. */
+  perEndpoint: number;
+  /** A claim's lease: longer than one attempt can take (the transport's total timeout). */
+  leaseMs: number;
+}
+
+export interface WebhookJob extends Job {
+  /** Waits for the attempts in flight to record their outcome (call after the job loop stopped). */
+  drain(): Promise<void>;
+}
+
+const FAN_OUT_BATCH = 200;
+
+/**
+ * The webhook worker, one job: fan new outbox events out to deliveries, lease due deliveries
+ * and start their attempts without waiting for them; outcomes are group-committed. While attempts are in flight a batch ends
+ * when one of them finishes (or after the poll interval), so a freed slot is refilled at once.
+ */
+export function createWebhookJob(deps: Deps, options: WebhookWorkerOptions): WebhookJob {
+  const inFlight = new Set<Promise<void>>();
+  const log = options.logger;
+  const record = createBatchRecorder(
+    deps,
+    ({ claimed }, outcome) => {
+      if (outcome.disabledReason === null || !log) return;
+      const { tenantId, id: endpointId } = claimed.endpoint;
+      log.warn({ tenantId, endpointId, reason: outcome.disabledReason }, 'webhook endpoint disabled');
+    },
+    (error, batch) => {
+      // Their leases expire and the deliveries are attempted again: nothing is lost.
+      if (log) log.error({ err: error, deliveries: batch.length }, 'recording webhook attempts failed');
+    },
+  );
+  const start = (claimed: ClaimedDelivery, token: string) => {
+    const attempt: Promise<void> = sendAttempt(deps, claimed, token)
+      .then(record)
+      .catch((error: unknown) => {
+        if (log) log.error({ err: error, deliveryId: claimed.delivery.id }, 'webhook attempt failed');
+      })
+      .finally(() => inFlight.delete(attempt));
+    inFlight.add(attempt);
+  };
+  return {
+    name: 'webhooks',
+    intervalMs: options.pollMs,
+    async run() {
+      const fanned = await fanOutEvents(deps, FAN_OUT_BATCH);
+      const free = options.maxInFlight - inFlight.size;
+      const { token, claimed } = await claimDeliveries(deps, {
+        limit: free,
+        perEndpoint: options.perEndpoint,
+        leaseMs: options.leaseMs,
+      });
+      for (const c of claimed) start(c, token);
+      if (inFlight.size === 0) return fanned === FAN_OUT_BATCH;
+      await firstOf([...inFlight], options.pollMs);
+      return true;
+    },
+    async drain() {
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+/** Resolves when the first promise settles or after `ms`, whichever comes first. */
+async function firstOf(promises: Promise<void>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([...promises, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,154 @@
+/**
+ * Webhook workers as real server processes (the built service): two processes on one PostgreSQL
+ * database never send the same delivery twice and together respect the per-endpoint limit; a
+ * server killed with SIGKILL mid-attempt leaves the delivery to a restarted server, which
+ * delivers it after the lease. Needs `npx tsc -b packages/server` (npm test builds first).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pgAvailable, testDatabaseUrl } from '../src/storage/testing.js';
+import { cli, startServerProcess, type ServerProcess } from './support/server-process.js';
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
+
+const built = existsSync(fileURLToPath(new URL('../dist/main.js', import.meta.url)));
+if (!built) {
+  if (process.env['CI'] === 'true')
+    throw new Error('packages/server/dist is missing: npm test builds before testing');
+  console.warn('webhook process tests skipped: run `npm run build` first (npm test does)');
+}
+const pgUp = built && (await pgAvailable());
+
+async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `presence_wh_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(testDatabaseUrl());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: testDatabaseUrl() });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+for (const dialect of ['postgres', 'sqlite'] as const) {
+  describe.skipIf(dialect === 'postgres' ? !pgUp : !built)(`webhook worker processes on ${dialect}`, () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'presence-wh-'));
+    const env: Record<string, string> = {
+      PRESENCE_DATA_DIR: dataDir,
+      PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
+      PRESENCE_WEBHOOK_ALLOW_NETS: '127.0.0.0/8',
+      PRESENCE_WEBHOOK_TIMEOUT_MS: '1000',
+      PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY: '4',
+    };
+    let apiKey = '';
+    let dropDatabase = async () => {};
+    const servers: ServerProcess[] = [];
+    const receivers: WebhookReceiver[] = [];
+
+    beforeAll(async () => {
+      if (dialect === 'postgres') {
+        const db = await createDatabase();
+        env.DATABASE_URL = db.url;
+        dropDatabase = db.drop;
+      }
+      const args = [
+        'tenant',
+        'create',
+        '--name',
+        'wh',
+        '--rp-id',
+        'app.example',
+        '--origin',
+        'https://app.example',
+        '--json',
+      ];
+      apiKey = JSON.parse(cli(args, env)).apiKey;
+    }, 60_000);
+
+    afterAll(async () => {
+      const running = servers.filter((s) => s.child.exitCode === null && s.child.signalCode === null);
+      await Promise.all(running.map((s) => s.stop()));
+      await Promise.all(receivers.map((r) => r.close()));
+      await dropDatabase();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    const start = async () => {
+      const server = await startServerProcess(env);
+      servers.push(server);
+      return server;
+    };
+    const call = async (server: ServerProcess, method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${server.url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return (await res.json()) as any;
+    };
+    const endpointFor = async (server: ServerProcess, url: string) =>
+      (await call(server, 'POST', '/v1/webhooks/endpoints', { url, events: ['receipt.created'] })).endpoint
+        .id as string;
+
+    it.skipIf(dialect !== 'postgres')(
+      'two processes deliver every event exactly once, within the per-endpoint limit',
+      async () => {
+        const receiver = await startWebhookReceiver(() => ({ status: 200, delayMs: 15 }));
+        receivers.push(receiver);
+        const [a, b] = [await start(), await start()];
+        const id = await endpointFor(a, receiver.url);
+        const sent: string[] = [];
+        for (let i = 0; i < 120; i++) {
+          sent.push((await call(i % 2 ? a : b, 'POST', `/v1/webhooks/endpoints/${id}/test`, {})).delivery.id);
+        }
+        await receiver.waitFor(120, 30_000);
+        await new Promise((r) => setTimeout(r, 1000));
+        const ids = receiver.received.map((x) => String(x.headers['x-presence-delivery-id']));
+        expect(ids).toHaveLength(120);
+        expect(new Set(ids)).toEqual(new Set(sent));
+        expect(receiver.maxConcurrent).toBeLessThanOrEqual(4);
+        await Promise.all([a.stop(), b.stop()]);
+      },
+      60_000,
+    );
+
+    it('completes a delivery after the server was killed with SIGKILL mid-attempt', async () => {
+      const receiver = await startWebhookReceiver((_req, i) => (i === 0 ? 'hang' : { status: 200 }));
+      receivers.push(receiver);
+      const first = await start();
+      const id = await endpointFor(first, receiver.url);
+      const deliveryId = (await call(first, 'POST', `/v1/webhooks/endpoints/${id}/test`, {})).delivery.id;
+      await receiver.waitFor(1);
+      first.child.kill('SIGKILL');
+      await new Promise((resolve) => first.child.once('exit', resolve));
+      const second = await start();
+      await receiver.waitFor(2, 20_000);
+      expect(receiver.received.map((x) => x.headers['x-presence-delivery-id'])).toEqual([
+        deliveryId,
+        deliveryId,
+      ]);
+      await new Promise((r) => setTimeout(r, 300));
+      const { delivery } = await call(second, 'GET', `/v1/webhooks/deliveries/${deliveryId}`);
+      expect(delivery.status).toBe('succeeded');
+      expect(delivery.attempts.map((a: any) => a.error ?? a.statusCode)).toEqual([
+        expect.stringMatching(/^interrupted/),
+        200,
+      ]);
+    }, 60_000);
+  });
+}
