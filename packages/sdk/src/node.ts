@@ -1,0 +1,14 @@
+/**
+ * The Node-only entry, `@presence/sdk/node`: everything of the universal entry, plus what needs
+ * node:crypto — the synchronous action hash, the challenge construction (contract §2), webhook
+ * signature checks and the offline verifiers auditors run. Add Node-only exports here, not to
+ * index.ts.
+ */
+export * from './index.js';
+export { computeActionHashSync } from './compute-action-hash-sync.js';
+export * from './challenge.js';
+export * from './cose-key.js';
+export * from './verify-receipt.js';
+export * from './verify-webhook.js';
+export { sha256 } from './encoding.js';
+export * from './pack/index.js';

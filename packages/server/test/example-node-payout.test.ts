@@ -1,0 +1,48 @@
+/**
+ * Runs examples/node-payout/payout.mjs as a separate `node` process against a real in-process
+ * service over HTTP, as a reader would run it, and checks what it claims against the database.
+ */
+import { execFile } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from './support/test-service.js';
+
+const example = fileURLToPath(new URL('../../../examples/node-payout/payout.mjs', import.meta.url));
+
+describe('examples/node-payout', () => {
+  let s: TestService;
+  let url: string;
+  beforeAll(async () => {
+    s = await startTestService('sqlite');
+    await s.composed.app.listen({ port: 0, host: '127.0.0.1' });
+    url = `http://127.0.0.1:${(s.composed.app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => s.close());
+
+  it('enrolls, approves and executes one payout, refuses the replay, and its receipt is the stored one', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [example], {
+      env: { PATH: process.env['PATH'], PRESENCE_API_URL: url, PRESENCE_API_KEY: s.apiKey },
+      timeout: 20_000,
+    });
+    const summary = JSON.parse(stdout);
+    expect(summary).toMatchObject({
+      decision: 'PRESENCE_VERIFIED',
+      replayDecision: 'CHALLENGE_ALREADY_USED',
+      replayExecuted: false,
+      receiptVerifiesOffline: true,
+    });
+    const receipt = (await s.testStore.rows('receipts')).find((r) => r.id === summary.receiptId);
+    expect(receipt).toMatchObject({
+      hash_hex: summary.receiptHashHex,
+      action_hash_hex: summary.actionHashHex,
+    });
+    expect(receipt?.subject).toBe(summary.subject);
+  });
+
+  it('exits 2 with a hint when the URL or key is missing', async () => {
+    const run = promisify(execFile)(process.execPath, [example], { env: { PATH: process.env['PATH'] } });
+    await expect(run).rejects.toMatchObject({ code: 2 });
+  });
+});
