@@ -1,0 +1,25 @@
+import type { PlanAssignment } from '@presence/contract';
+import type { Deps } from '../deps.js';
+import type { BillingRepos } from './billing-ports.js';
+import { periodContaining } from './billing-period.js';
+
+/**
+ * The plan that prices the period starting at `periodStart`: the tenant's latest assignment
+ * effective from that period or earlier, else the configured default.
+ */
+export async function resolvePlan(
+  deps: Pick<Deps, 'billing'>,
+  billing: BillingRepos,
+  tenantId: string,
+  periodStart: number,
+): Promise<PlanAssignment> {
+  const assignment = await billing.plans.inForce(tenantId, periodStart);
+  if (!assignment)
+    return { tenantId, plan: deps.billing.defaultPlan, effectiveFrom: null, source: 'default' };
+  return {
+    tenantId,
+    plan: assignment.plan,
+    effectiveFrom: periodContaining(assignment.effectiveFrom).label,
+    source: 'tenant',
+  };
+}

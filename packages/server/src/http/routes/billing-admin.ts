@@ -1,0 +1,102 @@
+import {
+  AdminInvoiceParams,
+  ClosePeriodBody,
+  ClosePeriodParams,
+  ClosePeriodResult,
+  Invoice,
+  NoQuery,
+  PlanAssignment,
+  PlanAssignmentBody,
+  SettleInvoiceBody,
+  TenantParams,
+} from '@presence/contract';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authenticateOperator } from '../../domain/billing/authenticate-operator.js';
+import { closePeriod } from '../../domain/billing/close-period-for-tenants.js';
+import { getPlan, setPlan } from '../../domain/billing/set-plan.js';
+import { settleInvoice } from '../../domain/billing/settle-invoice.js';
+import type { Deps } from '../../domain/deps.js';
+import { sendProblem } from '../plugins/problem.js';
+import type { App } from '../types.js';
+import { problemResponses } from './errors.js';
+import type { RouteDeps } from './route-deps.js';
+
+const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/;
+const tags = ['operator'];
+const security = [{ operatorToken: [] }];
+
+/**
+ * /admin/v1: the service operator's billing API (plans, period close, paid/void), outside any
+ * tenant. `Authorization: Bearer <PRESENCE_ADMIN_TOKEN>`; without that setting every call is 401.
+ */
+export function billingAdminRoutes(app: App, { deps }: RouteDeps): void {
+  const onRequest = operatorOnly(deps);
+  const settle = (status: 'paid' | 'void', summary: string) =>
+    app.post(`/admin/v1/invoices/:invoiceId/${status === 'paid' ? 'pay' : 'void'}`, {
+      onRequest,
+      schema: {
+        tags,
+        security,
+        summary,
+        params: AdminInvoiceParams,
+        body: SettleInvoiceBody,
+        response: { 200: Invoice, ...problemResponses },
+      },
+      handler: async (request) => settleInvoice(deps, request.params.invoiceId, status, request.body.note),
+    });
+  settle('paid', 'Record that an open invoice was paid (repeating it changes nothing)');
+  settle('void', 'Void an open invoice (repeating it changes nothing)');
+
+  app.post('/admin/v1/billing/periods/:period/close', {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: 'Finalize the invoices of a past period (YYYY-MM), for one tenant or all',
+      params: ClosePeriodParams,
+      body: ClosePeriodBody,
+      response: { 200: ClosePeriodResult, ...problemResponses },
+    },
+    handler: async (request) => closePeriod(deps, { period: request.params.period, ...request.body }),
+  });
+
+  app.get('/admin/v1/tenants/:tenantId/plan', {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: "The plan in force for the tenant's current period",
+      params: TenantParams,
+      querystring: NoQuery,
+      response: { 200: PlanAssignment, ...problemResponses },
+    },
+    handler: async (request) => getPlan(deps, request.params.tenantId),
+  });
+
+  app.put('/admin/v1/tenants/:tenantId/plan', {
+    onRequest,
+    schema: {
+      tags,
+      security,
+      summary: 'Assign a plan to a tenant from a period on (default: the current one)',
+      params: TenantParams,
+      body: PlanAssignmentBody,
+      response: { 200: PlanAssignment, ...problemResponses },
+    },
+    handler: async (request) => setPlan(deps, { tenantId: request.params.tenantId, ...request.body }),
+  });
+}
+
+/** Checked on request, before the body is read: callers without the token learn nothing. */
+function operatorOnly(deps: Pick<Deps, 'billing'>) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const match = BEARER.exec(request.headers.authorization ?? '');
+    if (match && authenticateOperator(deps, match[1]!)) return;
+    reply.header('www-authenticate', 'Bearer realm="presence-operator"');
+    const detail =
+      deps.billing.operatorTokenSha256 === undefined
+        ? 'the operator API is off: set PRESENCE_ADMIN_TOKEN to enable it'
+        : 'send Authorization: Bearer <operator token>';
+    return sendProblem(reply, request, 'unauthorized', detail);
+  };
+}

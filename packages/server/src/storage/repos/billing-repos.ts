@@ -1,0 +1,15 @@
+import type { Kysely } from 'kysely';
+import type { BillingRepos } from '../../domain/billing/billing-ports.js';
+import type { Database } from '../schema.js';
+import { createInvoiceRepo } from './billing-invoices.js';
+import { createPlanRepo } from './billing-plans.js';
+import { createQuotaRepo, createUsageRollupRepo } from './billing-usage.js';
+
+export function createBillingRepos(db: Kysely<Database>): BillingRepos {
+  return {
+    rollups: createUsageRollupRepo(db),
+    quotas: createQuotaRepo(db),
+    plans: createPlanRepo(db),
+    invoices: createInvoiceRepo(db),
+  };
+}

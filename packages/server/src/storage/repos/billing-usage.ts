@@ -1,0 +1,92 @@
+import type { Kysely } from 'kysely';
+import type { QuotaRepo, UsageRollupRepo } from '../../domain/billing/billing-ports.js';
+import type { Database } from '../schema.js';
+import { changedAny } from './rows.js';
+
+export function createUsageRollupRepo(db: Kysely<Database>): UsageRollupRepo {
+  return {
+    /** A range scan of the primary key (tenant, granularity, bucket_start, meter). */
+    async list(tenantId, granularity, from, to) {
+      const rows = await db
+        .selectFrom('usage_rollups')
+        .select(['bucket_start', 'meter', 'quantity'])
+        .where('tenant_id', '=', tenantId)
+        .where('granularity', '=', granularity)
+        .where('bucket_start', '>=', from)
+        .where('bucket_start', '<', to)
+        .orderBy('bucket_start')
+        .execute();
+      return rows.map((r) => ({ start: r.bucket_start, meter: r.meter, quantity: r.quantity }));
+    },
+    /**
+     * One upsert: on PostgreSQL it waits for transactions holding a month row (or inserting one)
+     * and returns the quantity they committed; from then on the row refuses increments.
+     */
+    async sealMonth(tenantId, monthStart, meters) {
+      const rows = await db
+        .insertInto('usage_rollups')
+        .values(
+          [...meters].sort().map((meter) => ({
+            tenant_id: tenantId,
+            granularity: 'month',
+            bucket_start: monthStart,
+            meter,
+            quantity: 0,
+            sealed: 1,
+          })),
+        )
+        .onConflict((oc) =>
+          oc.columns(['tenant_id', 'granularity', 'bucket_start', 'meter']).doUpdateSet({ sealed: 1 }),
+        )
+        .returning(['meter', 'quantity'])
+        .execute();
+      return Object.fromEntries(rows.map((r) => [r.meter, r.quantity]));
+    },
+  };
+}
+
+export function createQuotaRepo(db: Kysely<Database>): QuotaRepo {
+  const columns = ['used', 'threshold_80_at', 'threshold_100_at'] as const;
+  return {
+    /** The conditional upsert re-reads the committed row after waiting for its lock: no overshoot. */
+    async increment(tenantId, periodStart, limit) {
+      if (limit !== null && limit <= 0) return undefined;
+      const row = await db
+        .insertInto('quota_counters')
+        .values({ tenant_id: tenantId, period_start: periodStart, used: 1 })
+        .onConflict((oc) => {
+          const update = oc
+            .columns(['tenant_id', 'period_start'])
+            .doUpdateSet((eb) => ({ used: eb('quota_counters.used', '+', 1) }));
+          return limit === null ? update : update.where('quota_counters.used', '<', limit);
+        })
+        .returning(columns)
+        .executeTakeFirst();
+      return row && toCounter(row);
+    },
+    async get(tenantId, periodStart) {
+      const row = await db
+        .selectFrom('quota_counters')
+        .select(columns)
+        .where('tenant_id', '=', tenantId)
+        .where('period_start', '=', periodStart)
+        .executeTakeFirst();
+      return row && toCounter(row);
+    },
+    async markThreshold(tenantId, periodStart, threshold, at) {
+      const column = threshold === 80 ? 'threshold_80_at' : 'threshold_100_at';
+      const result = await db
+        .updateTable('quota_counters')
+        .set({ [column]: at })
+        .where('tenant_id', '=', tenantId)
+        .where('period_start', '=', periodStart)
+        .where(column, 'is', null)
+        .executeTakeFirst();
+      return changedAny(result);
+    },
+  };
+}
+
+function toCounter(row: { used: number; threshold_80_at: number | null; threshold_100_at: number | null }) {
+  return { used: row.used, threshold80At: row.threshold_80_at, threshold100At: row.threshold_100_at };
+}
