@@ -20,7 +20,7 @@ async function snapshot(s: TestService): Promise<string> {
   const hash = createHash('sha256');
   for (const table of await s.testStore.tables()) {
     if (EXCLUDED_TABLES.has(table)) continue;
-    const rows = (await s.testStore.rows(table as never)) as Record<string, unknown>[];
+    const rows = (await s.testStore.rows(table as never)) as unknown as Record<string, unknown>[];
     hash.update(JSON.stringify(rows.map(({ last_used_at: _ignored, ...rest }) => rest)));
   }
   return hash.digest('hex');

@@ -16,7 +16,9 @@ export const CHROMIUM_PATH = '/usr/bin/chromium';
 export function chromiumMissing(): boolean {
   if (existsSync(CHROMIUM_PATH)) return false;
   if (process.env['CI'] === 'true') return false;
-  console.warn(`browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium)`);
+  console.warn(
+    `browser tests skipped: ${CHROMIUM_PATH} is absent (install it with: apt-get install -y chromium)`,
+  );
   return true;
 }
 
@@ -27,7 +29,9 @@ export async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -62,7 +66,8 @@ export async function startService(): Promise<RunningService> {
 }
 
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is required for the browser tests (CI=true)`);
+  if (!existsSync(CHROMIUM_PATH))
+    throw new Error(`${CHROMIUM_PATH} is required for the browser tests (CI=true)`);
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: [

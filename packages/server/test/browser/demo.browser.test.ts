@@ -1,16 +1,40 @@
 import type { ServiceKey, SignedReceipt } from '@presence/contract';
-import { computeActionHash, verifyReceipt } from '@presence/sdk';
+import { computeActionHashSync as computeActionHash, verifyReceipt } from '@presence/sdk/node';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumMissing, launchChromium, openWithAuthenticator, startService, type RunningService } from './browser-harness.js';
+import {
+  chromiumMissing,
+  launchChromium,
+  openWithAuthenticator,
+  startService,
+  type RunningService,
+} from './browser-harness.js';
 
-const PAYOUT = { type: 'payout', amount: '250.00', currency: 'EUR', iban: 'DE89370400440532013000', reference: 'Invoice 2026-118' };
+const PAYOUT = {
+  type: 'payout',
+  amount: '250.00',
+  currency: 'EUR',
+  iban: 'DE89370400440532013000',
+  reference: 'Invoice 2026-118',
+};
 const SCREENSHOT = '/tmp/demo.png';
 
 async function enroll(page: Page): Promise<void> {
   await page.click('#enroll-button');
-  await page.waitForSelector('#enroll-status[data-kind="ok"], #enroll-status[data-kind="error"]', { timeout: 20_000 });
-  expect(await page.getAttribute('#enroll-status', 'data-kind'), await page.textContent('#enroll-status') ?? '').toBe('ok');
+  await page.waitForSelector('#enroll-status[data-kind="ok"], #enroll-status[data-kind="error"]', {
+    timeout: 20_000,
+  });
+  expect(
+    await page.getAttribute('#enroll-status', 'data-kind'),
+    (await page.textContent('#enroll-status')) ?? '',
+  ).toBe('ok');
+}
+
+function flipLastByte(b64url: string): string {
+  const bytes = Buffer.from(b64url, 'base64url');
+  const last = bytes.length - 1;
+  bytes.writeUInt8(bytes.readUInt8(last) ^ 0x01, last);
+  return bytes.toString('base64url');
 }
 
 /** Clicks approve and waits until the page shows an outcome: verified, denied or error. */
@@ -54,15 +78,24 @@ describe.skipIf(chromiumMissing())('demo page in Chromium with a virtual authent
       const shown = JSON.parse((await page.textContent('#receipt-json')) ?? '') as SignedReceipt;
       expect(shown.receipt.receiptId).toBe(receiptId);
       expect(shown.receiptHashHex).toBe(receiptHashHex);
-      expect(shown.receipt).toMatchObject({ actionHashHex: computeActionHash(PAYOUT), subject, rpId: 'localhost', origin: service.origin });
+      expect(shown.receipt).toMatchObject({
+        actionHashHex: computeActionHash(PAYOUT),
+        subject,
+        rpId: 'localhost',
+        origin: service.origin,
+      });
       expect(shown.receipt.flags).toMatchObject({ UP: true, UV: true });
       expect(await page.getAttribute('#receipt-link', 'href')).toBe(`/demo/api/receipts/${receiptId}`);
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
       // Offline: the receipt as linked from the page, against the keys the service publishes.
-      const linked = (await (await fetch(`${service.origin}/demo/api/receipts/${receiptId}`)).json()) as SignedReceipt;
+      const linked = (await (
+        await fetch(`${service.origin}/demo/api/receipts/${receiptId}`)
+      ).json()) as SignedReceipt;
       expect(linked).toEqual(shown);
-      const { keys } = (await (await fetch(`${service.origin}/.well-known/presence/keys.json`)).json()) as { keys: ServiceKey[] };
+      const { keys } = (await (await fetch(`${service.origin}/.well-known/presence/keys.json`)).json()) as {
+        keys: ServiceKey[];
+      };
       const report = verifyReceipt(linked, { keys });
       expect(report.valid, JSON.stringify(report.checks, null, 2)).toBe(true);
       expect(report.receiptHashHex).toBe(receiptHashHex);
@@ -83,6 +116,25 @@ describe.skipIf(chromiumMissing())('demo page in Chromium with a virtual authent
       expect(await page.textContent('#decision')).not.toContain('PRESENCE_VERIFIED');
       expect(await page.isHidden('#receipt-block')).toBe(true);
       await page.screenshot({ path: '/tmp/demo-denied.png', fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows the service denial when the signed bytes are altered on the way', async () => {
+    const { page, context, log } = await openWithAuthenticator(browser);
+    try {
+      await page.goto(`${service.origin}/demo`);
+      await page.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
+      await enroll(page);
+      await page.route('**/demo/api/verify', async (route) => {
+        const body = route.request().postDataJSON() as { assertion: { response: { signature: string } } };
+        body.assertion.response.signature = flipLastByte(body.assertion.response.signature);
+        await route.continue({ postData: JSON.stringify(body) });
+      });
+      expect(await approve(page), log.join('\n')).toBe('denied');
+      expect(await page.textContent('#decision strong')).toBe('Denied: SIGNATURE_INVALID');
+      expect(await page.isHidden('#receipt-block')).toBe(true);
     } finally {
       await context.close();
     }

@@ -1,0 +1,46 @@
+import type { RouteDeps } from '../http/routes/route-deps.js';
+import type { App } from '../http/types.js';
+import { currentPolicy } from '../domain/policy/get-policy.js';
+import { DEMO_ACTION, DEMO_ACTION_CANONICAL, DEMO_ACTION_HASH_HEX } from './demo-action.js';
+import { renderDemoPage } from './demo-page.js';
+import { demoRoutes } from './demo-routes.js';
+import { addSecurityHeaders } from './security-headers.js';
+import { loadAssets, portalAssetPath, serveAssets, simpleWebAuthnBundlePath } from './static-assets.js';
+
+export interface PortalOptions {
+  /** The development tenant the demo page acts for; no demo when undefined. */
+  demoTenantId: string | undefined;
+}
+
+const DEMO_ASSETS = '/demo/assets';
+
+/** Operator pages and the demo page, in their own encapsulated Fastify context. */
+export function portal(options: PortalOptions) {
+  return async (app: App, routeDeps: RouteDeps): Promise<void> => {
+    const tenantId = options.demoTenantId;
+    // Without a development tenant there is no demo: /demo falls through to the API's 404 problem+json.
+    if (tenantId === undefined) return;
+    const { deps } = routeDeps;
+    const assets = await loadAssets(DEMO_ASSETS, {
+      'demo.js': portalAssetPath('demo.js'),
+      'demo.css': portalAssetPath('demo.css'),
+      'simplewebauthn-browser.js': simpleWebAuthnBundlePath(),
+    });
+    await app.register(async (child) => {
+      addSecurityHeaders(child);
+      serveAssets(child, assets);
+      demoRoutes(child, deps, tenantId);
+      child.get('/demo', { schema: { hide: true } }, async (_request, reply) => {
+        const { rules } = await currentPolicy(deps, tenantId);
+        const page = renderDemoPage({
+          action: DEMO_ACTION,
+          canonicalJson: DEMO_ACTION_CANONICAL,
+          actionHashHex: DEMO_ACTION_HASH_HEX,
+          rpId: rules.rpId,
+          assetPrefix: DEMO_ASSETS,
+        });
+        return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page);
+      });
+    });
+  };
+}
