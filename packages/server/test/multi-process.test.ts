@@ -4,43 +4,23 @@
  * one decision and at most one receipt. Runs the built service, so `npm test` builds first.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { computeActionHash } from '@presence/sdk';
-import pg from 'pg';
+import { computeActionHashSync as computeActionHash } from '@presence/sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgAvailable, testDatabaseUrl } from '../src/storage/testing.js';
-import { cli, startServerProcess, type ServerProcess } from './support/server-process.js';
+import { pgAvailable } from '../src/storage/testing.js';
+import {
+  cli,
+  createTestDatabase,
+  serviceBuilt,
+  startServerProcess,
+  type ServerProcess,
+} from './support/server-process.js';
 import { SoftAuthenticator } from './support/soft-authenticator.js';
 
-const built = existsSync(fileURLToPath(new URL('../dist/main.js', import.meta.url)));
-if (!built) {
-  if (process.env['CI'] === 'true')
-    throw new Error('packages/server/dist is missing: npm test builds before testing');
-  console.warn('multi-process tests skipped: run `npm run build` first (npm test does)');
-}
+const built = serviceBuilt('multi-process tests');
 const pgUp = built && (await pgAvailable());
-
-async function withDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `presence_mp_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: testDatabaseUrl() });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(testDatabaseUrl());
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: testDatabaseUrl() });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-}
 
 const setups = [
   { name: 'postgres', enabled: pgUp },
@@ -60,7 +40,7 @@ for (const setup of setups) {
 
     beforeAll(async () => {
       if (setup.name === 'postgres') {
-        const db = await withDatabase();
+        const db = await createTestDatabase('presence_mp');
         env.DATABASE_URL = db.url;
         dropDatabase = db.drop;
       }

@@ -5,42 +5,22 @@
  * delivers it after the lease. Needs `npx tsc -b packages/server` (npm test builds first).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgAvailable, testDatabaseUrl } from '../src/storage/testing.js';
-import { cli, startServerProcess, type ServerProcess } from './support/server-process.js';
+import { pgAvailable } from '../src/storage/testing.js';
+import {
+  cli,
+  createTestDatabase,
+  serviceBuilt,
+  startServerProcess,
+  type ServerProcess,
+} from './support/server-process.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
-const built = existsSync(fileURLToPath(new URL('../dist/main.js', import.meta.url)));
-if (!built) {
-  if (process.env['CI'] === 'true')
-    throw new Error('packages/server/dist is missing: npm test builds before testing');
-  console.warn('webhook process tests skipped: run `npm run build` first (npm test does)');
-}
+const built = serviceBuilt('webhook process tests');
 const pgUp = built && (await pgAvailable());
-
-async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `presence_wh_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: testDatabaseUrl() });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(testDatabaseUrl());
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: testDatabaseUrl() });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-}
 
 for (const dialect of ['postgres', 'sqlite'] as const) {
   describe.skipIf(dialect === 'postgres' ? !pgUp : !built)(`webhook worker processes on ${dialect}`, () => {
@@ -59,7 +39,7 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
 
     beforeAll(async () => {
       if (dialect === 'postgres') {
-        const db = await createDatabase();
+        const db = await createTestDatabase('presence_wh');
         env.DATABASE_URL = db.url;
         dropDatabase = db.drop;
       }

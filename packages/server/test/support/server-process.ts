@@ -1,7 +1,11 @@
 /** Runs the built service (`dist/`) as a real child process, for multi-process tests. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { testDatabaseUrl } from '../../src/storage/testing.js';
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 
@@ -71,5 +75,37 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
         child.once('exit', (code) => resolve(code));
         child.kill(signal);
       }),
+  };
+}
+
+/**
+ * Whether the built service exists. In CI its absence is an error (npm test builds first);
+ * elsewhere the caller's suite is skipped with a printed reason.
+ */
+export function serviceBuilt(suite: string): boolean {
+  if (existsSync(`${DIST}main.js`)) return true;
+  if (process.env['CI'] === 'true')
+    throw new Error('packages/server/dist is missing: npm test builds before testing');
+  console.warn(`${suite} skipped: run \`npm run build\` first (npm test does)`);
+  return false;
+}
+
+/** A fresh PostgreSQL database for a group of server processes, dropped by `drop()`. */
+export async function createTestDatabase(prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: testDatabaseUrl() });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(testDatabaseUrl());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: testDatabaseUrl() });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
   };
 }
