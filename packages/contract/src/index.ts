@@ -6,5 +6,8 @@ export * from './schemas/webauthn.js';
 export * from './schemas/presence.js';
 export * from './schemas/credentials.js';
 export * from './schemas/receipts.js';
+export * from './schemas/evidence.js';
 export * from './schemas/policy.js';
 export * from './schemas/keys.js';
+export * from './schemas/webhooks.js';
+export * from './schemas/billing.js';

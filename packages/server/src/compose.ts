@@ -13,6 +13,11 @@ import { ensureDevTenant } from './dev-tenant.js';
 import { migrateDatabase } from './storage/migrate-database.js';
 import { openStore } from './storage/open-store.js';
 import type { Job } from './worker/run-jobs.js';
+import { createWebhookJob } from './worker/deliver-webhooks.js';
+import { createWebhookTransport } from './worker/webhook-transport.js';
+import { createClosePeriodsJob } from './worker/close-periods-job.js';
+import { createIdempotencyCleanupJob } from './worker/idempotency-cleanup-job.js';
+import { DEFAULT_BILLING_SETTINGS, type BillingSettings } from './domain/billing/billing-settings.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
 export const cryptoRandom: Random = { bytes: (n) => randomBytes(n) };
@@ -39,7 +44,22 @@ export async function composeDeps(config: Config): Promise<Deps> {
     pgPoolSize: config.pgPoolSize,
   };
   await migrateDatabase(options);
-  return depsFromStore(await openStore(options), config.masterKey);
+  return depsFromStore(
+    await openStore(options),
+    config.masterKey,
+    systemClock,
+    {
+      allowNets: config.webhookAllowNets,
+      timeoutMs: config.webhookTimeoutMs,
+    },
+    config.billing,
+  );
+}
+
+/** Webhook transport settings; tests allow 127.0.0.0/8 to reach their local receivers. */
+export interface WebhookTransportConfig {
+  allowNets?: readonly string[];
+  timeoutMs?: number;
 }
 
 /** The domain's dependencies around an open store; tests pass their own store and clock. */
@@ -47,10 +67,27 @@ export async function depsFromStore(
   store: Store,
   masterKey: Buffer,
   clock: Clock = systemClock,
+  webhook: WebhookTransportConfig = {},
+  billing: BillingSettings = DEFAULT_BILLING_SETTINGS,
 ): Promise<Deps> {
   const secrets = createSecretBox(deriveKey(masterKey, 'secrets-at-rest'), cryptoRandom);
   const signer = await loadReceiptSigner({ store, clock, secrets });
-  return { store, clock, random: cryptoRandom, secrets, signer, publicKeys: new PublicKeyCache() };
+  const timeoutMs = webhook.timeoutMs ?? 10_000;
+  const webhooks = createWebhookTransport({
+    allowNets: webhook.allowNets ?? [],
+    timeoutMs,
+    connectTimeoutMs: Math.min(5000, timeoutMs),
+  });
+  return {
+    store,
+    clock,
+    random: cryptoRandom,
+    secrets,
+    signer,
+    publicKeys: new PublicKeyCache(),
+    webhooks,
+    billing,
+  };
 }
 
 /** The one place that knows every layer: storage → domain → http and portal. */
@@ -71,7 +108,14 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
   });
   const refresh = setInterval(() => void deps.signer.refresh().catch(() => undefined), 60_000);
   refresh.unref();
-  const jobs: Job[] = [];
+  const webhookJob = createWebhookJob(deps, {
+    logger,
+    pollMs: 200,
+    maxInFlight: 64,
+    perEndpoint: config.webhookEndpointConcurrency,
+    leaseMs: 2 * config.webhookTimeoutMs + 2000,
+  });
+  const jobs: Job[] = [webhookJob, createClosePeriodsJob(deps), createIdempotencyCleanupJob(deps)];
   return {
     deps,
     app,
@@ -80,6 +124,8 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
     async close() {
       clearInterval(refresh);
       await app.close();
+      await webhookJob.drain();
+      await deps.webhooks.close();
       await deps.store.close();
     },
   };

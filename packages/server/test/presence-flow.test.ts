@@ -1,4 +1,4 @@
-import { computeActionHash, verifyReceipt } from '@presence/sdk';
+import { computeActionHashSync as computeActionHash, verifyReceipt } from '@presence/sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, pgAvailable } from '../src/storage/testing.js';
 import { FLAG } from './support/soft-authenticator.js';

@@ -1,4 +1,7 @@
 import { adminCommands } from './admin-commands.js';
+import { billingCommands } from './billing-commands.js';
+import { evidenceCommands } from './evidence-commands.js';
+import { remoteCommands } from './remote-commands.js';
 import { toolCommands } from './tool-commands.js';
 
 export interface Command {
@@ -6,4 +9,10 @@ export interface Command {
   run(args: string[]): Promise<number>;
 }
 
-export const commands: Record<string, Command> = { ...adminCommands, ...toolCommands };
+export const commands: Record<string, Command> = {
+  ...adminCommands,
+  ...toolCommands,
+  ...remoteCommands,
+  ...billingCommands,
+  ...evidenceCommands,
+};

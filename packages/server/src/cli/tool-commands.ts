@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ServiceKey } from '@presence/contract';
-import { verifyReceipt } from '@presence/sdk';
+import { verifyReceipt } from '@presence/sdk/node';
 import { loadConfig } from '../config/load-config.js';
 import { compose } from '../compose.js';
 import { formatConformanceReport, runConformance } from '../domain/webauthn/run-conformance.js';

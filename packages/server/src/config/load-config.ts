@@ -3,6 +3,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import type { BillingSettings } from '../domain/billing/billing-settings.js';
+import { loadBillingSettings } from './load-billing-config.js';
+import { parseAllowNets } from '../domain/webhooks/address-policy.js';
 
 /** The environment the service reads: one schema, parsed once, here and nowhere else. */
 const Env = Type.Object({
@@ -18,6 +21,14 @@ const Env = Type.Object({
   PRESENCE_PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   PRESENCE_TRUST_PROXY: Type.Boolean({ default: false }),
   PRESENCE_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 6000 }),
+  PRESENCE_BILLING_DEFAULT_PLAN_FILE: Type.Optional(Type.String()),
+  PRESENCE_BILLING_CLOSE_GRACE_HOURS: Type.Integer({ minimum: 0, maximum: 24 * 28, default: 48 }),
+  PRESENCE_ADMIN_TOKEN: Type.Optional(
+    Type.String({ minLength: 32, maxLength: 512, pattern: '^[\\x21-\\x7e]+$' }),
+  ),
+  PRESENCE_WEBHOOK_ALLOW_NETS: Type.String({ default: '' }),
+  PRESENCE_WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
+  PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 8 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -41,6 +52,14 @@ export interface Config {
   pgPoolSize: number;
   trustProxy: boolean;
   rateLimitPerMinute: number;
+  /** Default plan, scheduled-close grace window, operator token hash. */
+  billing: BillingSettings;
+  /** CIDRs webhooks may reach although private or reserved (development and tests). */
+  webhookAllowNets: string[];
+  /** Whole-attempt timeout of one webhook POST. */
+  webhookTimeoutMs: number;
+  /** Webhook attempts in flight per endpoint, across processes. */
+  webhookEndpointConcurrency: number;
   logLevel: Static<typeof Env>['LOG_LEVEL'];
 }
 
@@ -74,8 +93,26 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     pgPoolSize: env.PRESENCE_PG_POOL_SIZE,
     trustProxy: env.PRESENCE_TRUST_PROXY,
     rateLimitPerMinute: env.PRESENCE_RATE_LIMIT_PER_MINUTE,
+    billing: loadBillingSettings(env, (message) => new ConfigError(message)),
+    webhookAllowNets: readAllowNets(env.PRESENCE_WEBHOOK_ALLOW_NETS),
+    webhookTimeoutMs: env.PRESENCE_WEBHOOK_TIMEOUT_MS,
+    webhookEndpointConcurrency: env.PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY,
     logLevel: env.LOG_LEVEL,
   };
+}
+
+/** Comma-separated CIDRs; a malformed one stops start-up rather than silently allowing nothing. */
+function readAllowNets(value: string): string[] {
+  const nets = value
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  try {
+    parseAllowNets(nets);
+  } catch (error) {
+    throw new ConfigError(`PRESENCE_WEBHOOK_ALLOW_NETS: ${(error as Error).message}`);
+  }
+  return nets;
 }
 
 /**

@@ -1,7 +1,9 @@
+import type { BillingSettings } from './billing/billing-settings.js';
 import type { Clock, Random, Store } from './ports.js';
 import type { SecretBox } from './secrets.js';
 import type { ReceiptSigner } from './receipts/receipt-signer.js';
 import type { PublicKeyCache } from './webauthn/public-key-cache.js';
+import type { WebhookTransport } from './webhooks/ports.js';
 
 /** Everything a domain function may use, passed explicitly: `(deps, input)`. */
 export interface Deps {
@@ -11,4 +13,8 @@ export interface Deps {
   secrets: SecretBox;
   signer: ReceiptSigner;
   publicKeys: PublicKeyCache;
+  /** Resolves, checks and calls webhook URLs (SSRF policy included). */
+  webhooks: WebhookTransport;
+  /** Default plan, close grace window, operator token (domain/billing). */
+  billing: BillingSettings;
 }

@@ -10,14 +10,18 @@ export interface FieldError {
  * catalogue in @presence/contract. Expected outcomes (a denied presence check) are data, not this.
  */
 export class DomainError extends Error {
+  /** When the caller may try again (the HTTP layer sends it as Retry-After). */
+  readonly retryAfterSeconds: number | undefined;
+
   constructor(
     readonly code: ErrorCode,
     readonly detail: string,
     readonly fields: FieldError[] = [],
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
     super(detail, options);
     this.name = 'DomainError';
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }
 

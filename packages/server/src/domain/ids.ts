@@ -2,7 +2,21 @@ import type { Clock, Random } from './ports.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-export type IdPrefix = 'ten' | 'key' | 'pol' | 'reg' | 'cred' | 'chl' | 'rct' | 'evt' | 'use' | 'dlv' | 'sk';
+export type IdPrefix =
+  | 'ten'
+  | 'key'
+  | 'pol'
+  | 'reg'
+  | 'cred'
+  | 'chl'
+  | 'rct'
+  | 'evt'
+  | 'use'
+  | 'dlv'
+  | 'sk'
+  | 'whe'
+  | 'inv'
+  | 'exp';
 
 /**
  * A prefixed, time-sortable id: `chl_` + 26 Crockford base32 characters (48-bit millisecond

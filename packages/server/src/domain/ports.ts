@@ -4,6 +4,11 @@
  * All times are Unix epoch milliseconds (integers).
  */
 import type { Decision, PolicyRules, Scope } from '@presence/contract';
+import type { WebhookRepos } from './webhooks/ports.js';
+import type { IdempotencyRepo } from './idempotency/ports.js';
+import type { BillingRepos } from './billing/billing-ports.js';
+import type { ExportRepo } from './exports/export-ports.js';
+import type { ReceiptLogRepo } from './receipts/receipt-log-ports.js';
 
 export interface Clock {
   now(): number;
@@ -225,7 +230,11 @@ export interface ChallengeRepo {
 }
 
 export interface ReceiptRepo {
-  insert(r: ReceiptRecord): Promise<void>;
+  /**
+   * Stores the receipt and returns its `seq`, taken from the tenant's counter row (which stays
+   * locked until commit, so seq order is commit order). Call it inside store.transaction.
+   */
+  insert(r: ReceiptRecord): Promise<number>;
   get(tenantId: string, id: string): Promise<ReceiptRecord | undefined>;
   getByChallenge(tenantId: string, challengeId: string): Promise<ReceiptRecord | undefined>;
 }
@@ -255,6 +264,11 @@ export interface StoreTx {
   signingKeys: SigningKeyRepo;
   outbox: OutboxRepo;
   usage: UsageRepo;
+  billing: BillingRepos;
+  receiptLog: ReceiptLogRepo;
+  exports: ExportRepo;
+  webhooks: WebhookRepos;
+  idempotency: IdempotencyRepo;
 }
 
 export interface Store extends StoreTx {

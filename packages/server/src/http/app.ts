@@ -5,16 +5,21 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../domain/deps.js';
 import { CursorCodec } from './cursor.js';
+import { billingRoutes } from './routes/billing.js';
+import { billingAdminRoutes } from './routes/billing-admin.js';
 import { registerAuth } from './plugins/auth.js';
 import { frameworkErrors, registerProblemHandlers } from './plugins/problem.js';
+import { registerIdempotency } from './plugins/idempotency.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { keyRoutes } from './routes/keys.js';
 import { policyRoutes } from './routes/policy.js';
 import { presenceRoutes } from './routes/presence.js';
 import { publicRoutes } from './routes/public.js';
+import { receiptEvidenceRoutes } from './routes/receipt-evidence.js';
 import { receiptRoutes } from './routes/receipts.js';
 import type { RouteDeps } from './routes/route-deps.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import type { App } from './types.js';
 
 export interface HttpOptions {
@@ -59,7 +64,10 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
       openapi: '3.1.0',
       info: API_INFO,
       components: {
-        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'API key: prs_…' } },
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'API key: prs_…' },
+          operatorToken: { type: 'http', scheme: 'bearer', description: 'PRESENCE_ADMIN_TOKEN (/admin/v1)' },
+        },
       },
       security: [{ apiKey: [] }],
     },
@@ -67,14 +75,19 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   registerAuth(app, deps);
   registerRateLimit(app, options.rateLimitPerMinute, () => deps.clock.now());
+  registerIdempotency(app, deps);
   const routeDeps: RouteDeps = { deps, cursors: new CursorCodec(options.cursorKey) };
   for (const routes of [
     publicRoutes,
     presenceRoutes,
     credentialRoutes,
     receiptRoutes,
+    receiptEvidenceRoutes,
     keyRoutes,
     policyRoutes,
+    billingRoutes,
+    billingAdminRoutes,
+    webhookRoutes,
   ]) {
     routes(app, routeDeps);
   }

@@ -1,5 +1,7 @@
 import type { Scope } from '@presence/contract';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Deps } from '../domain/deps.js';
+import type { IdempotentExecution } from '../domain/idempotency/start-idempotent-execution.js';
 import type {
   FastifyBaseLogger,
   FastifyInstance,
@@ -26,10 +28,19 @@ export interface AuthContext {
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext | null;
+    /** The domain's dependencies for this request (request-scoped on idempotent routes). */
+    deps: Deps;
+    /** Set while an Idempotency-Key request runs (plugins/idempotency.ts). */
+    idempotency: IdempotentExecution | null;
   }
   interface FastifyContextConfig {
     /** The scope a route requires; routes without one are public. */
     scope?: Scope;
+    /**
+     * The route creates something and honours Idempotency-Key: its handler must use
+     * `request.deps` and commit its change in one store.transaction.
+     */
+    idempotent?: boolean;
   }
 }
 

@@ -102,6 +102,31 @@ export type ReceiptsTable = {
   hash_hex: string;
   kid: string;
   signature_b64url: string;
+  /** Per-tenant, gap-free, assigned in commit order (migration 0002). */
+  seq: number;
+};
+
+export type TenantCountersTable = {
+  tenant_id: string;
+  name: string;
+  value: number;
+};
+
+export type ExportsTable = {
+  id: string;
+  tenant_id: string;
+  api_key_id: string | null;
+  status: string;
+  range_from: number;
+  range_to: number;
+  /** JSON object of the filters applied. */
+  filters: string;
+  snapshot_seq: number;
+  receipt_count: number;
+  manifest_sha256: string | null;
+  kid: string | null;
+  created_at: number;
+  finished_at: number | null;
 };
 
 export type SigningKeysTable = {
@@ -121,6 +146,8 @@ export type OutboxEventsTable = {
   /** JSON text of the event payload. */
   payload: string;
   created_at: number;
+  /** When the webhook fan-out turned it into deliveries (0003); null while waiting. */
+  fanned_out_at: number | null;
 };
 
 export type UsageEventsTable = {
@@ -132,9 +159,126 @@ export type UsageEventsTable = {
   source_id: string;
 };
 
+export type WebhookEndpointsTable = {
+  id: string;
+  tenant_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of subscribed event types. */
+  events: string;
+  enabled: number;
+  disabled_reason: string | null;
+  disabled_at: number | null;
+  secret_sealed: string;
+  secret_created_at: number;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: number | null;
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export type WebhookDeliveriesTable = {
+  id: string;
+  tenant_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempt_count: number;
+  retry_count: number;
+  /** When it is due; while leased, the lease's end. Null once succeeded or failed. */
+  next_attempt_at: number | null;
+  lease_token: string | null;
+  leased_at: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  first_succeeded_at: number | null;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+};
+
+export type WebhookAttemptsTable = {
+  delivery_id: string;
+  attempt: number;
+  started_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  response_snippet: string | null;
+};
+
+/** 0004: per-tenant, per-meter usage counters by hour, day and month (UTC bucket starts). */
+export type UsageRollupsTable = {
+  tenant_id: string;
+  granularity: string;
+  bucket_start: number;
+  meter: string;
+  quantity: number;
+  /** 1 once the month's invoice is finalized (month rows only): no more usage may be counted. */
+  sealed: number;
+};
+
+export type QuotaCountersTable = {
+  tenant_id: string;
+  period_start: number;
+  used: number;
+  threshold_80_at: number | null;
+  threshold_100_at: number | null;
+};
+
+export type BillingPlansTable = {
+  tenant_id: string;
+  effective_from: number;
+  /** JSON text of the Plan. */
+  plan: string;
+  created_at: number;
+};
+
+export type InvoicesTable = {
+  id: string;
+  tenant_id: string;
+  sequence: number;
+  number: string;
+  status: string;
+  period_start: number;
+  period_end: number;
+  currency: string;
+  currency_exponent: number;
+  /** JSON text of the Plan applied. */
+  plan: string;
+  /** JSON text of the InvoiceLine array. */
+  lines: string;
+  subtotal_minor: number;
+  total_minor: number;
+  finalized_at: number;
+  paid_at: number | null;
+  voided_at: number | null;
+  note: string | null;
+};
+
+export type InvoiceCountersTable = {
+  tenant_id: string;
+  last_sequence: number;
+};
+
 export type SchemaMigrationsTable = {
   id: string;
   applied_at: number;
+};
+
+/** Migration 0005: one row per (tenant, Idempotency-Key), with the sealed response. */
+export type IdempotencyKeysTable = {
+  tenant_id: string;
+  idempotency_key: string;
+  fingerprint_hex: string;
+  method: string;
+  route: string;
+  status_code: number | null;
+  response_sealed: string | null;
+  created_at: number;
+  expires_at: number;
 };
 
 export interface Database {
@@ -145,8 +289,19 @@ export interface Database {
   credentials: CredentialsTable;
   challenges: ChallengesTable;
   receipts: ReceiptsTable;
+  tenant_counters: TenantCountersTable;
+  exports: ExportsTable;
   signing_keys: SigningKeysTable;
   outbox_events: OutboxEventsTable;
   usage_events: UsageEventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  usage_rollups: UsageRollupsTable;
+  quota_counters: QuotaCountersTable;
+  billing_plans: BillingPlansTable;
+  invoices: InvoicesTable;
+  invoice_counters: InvoiceCountersTable;
+  idempotency_keys: IdempotencyKeysTable;
   schema_migrations: SchemaMigrationsTable;
 }

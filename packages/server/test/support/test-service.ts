@@ -51,7 +51,10 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startTestService(dialect: Dialect): Promise<TestService> {
+export async function startTestService(
+  dialect: Dialect,
+  options: { webhookAllowNets?: string[]; webhookTimeoutMs?: number } = {},
+): Promise<TestService> {
   const testStore = await openTestStore(dialect);
   const dataDir = mkdtempSync(join(tmpdir(), 'presence-test-'));
   const config = loadConfig({
@@ -61,7 +64,10 @@ export async function startTestService(dialect: Dialect): Promise<TestService> {
     PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
   });
   const clock = new TestClock();
-  const deps = await depsFromStore(testStore.store, config.masterKey, clock);
+  const deps = await depsFromStore(testStore.store, config.masterKey, clock, {
+    allowNets: options.webhookAllowNets ?? [],
+    timeoutMs: options.webhookTimeoutMs ?? 10_000,
+  });
   const composed = await composeWith(deps, config, false);
   const newTenant = async () => {
     const t = await createTenant(deps, { name: 'test', rpId: RP_ID, origins: [ORIGIN] });

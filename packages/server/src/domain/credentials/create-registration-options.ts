@@ -50,6 +50,7 @@ export async function createRegistrationOptions(
     expiresAt: now + rules.registrationTtlSeconds * 1000,
     usedAt: null,
   };
-  await deps.store.registrations.insert(record);
+  // In a transaction so an Idempotency-Key commits with it (http/plugins/idempotency.ts).
+  await deps.store.transaction((tx) => tx.registrations.insert(record));
   return { registrationId: record.id, expiresAt: toIso(record.expiresAt), publicKey };
 }

@@ -1,11 +1,12 @@
 import type { CreateChallengeBody } from '@presence/contract';
-import { deriveChallenge } from '@presence/sdk';
+import { deriveChallenge } from '@presence/sdk/node';
 import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { toB64Url, toIso } from '../encoding.js';
 import { newId } from '../ids.js';
 import type { ChallengeRecord } from '../ports.js';
 import { currentPolicy } from '../policy/get-policy.js';
+import { reserveChallengeQuota } from '../billing/reserve-challenge-quota.js';
 import { recordUsage } from '../usage/record-usage.js';
 
 /** The longest a challenge may live, whatever the policy or request says. */
@@ -16,7 +17,7 @@ export const MAX_CHALLENGE_TTL_SECONDS = 600;
  * subject, only that subject's active credentials are allowed.
  */
 export async function createChallenge(
-  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'billing'>,
   tenantId: string,
   input: CreateChallengeBody,
 ) {
@@ -63,6 +64,8 @@ export async function createChallenge(
   await deps.store.transaction(async (tx) => {
     await tx.challenges.insert(record);
     await recordUsage(deps, tx, tenantId, 'challenges.created', record.id);
+    // Last: the tenant's quota counter stays locked until commit, so hold it for the shortest time.
+    await reserveChallengeQuota(deps, tx, tenantId);
   });
   return {
     challengeId: record.id,

@@ -1,5 +1,5 @@
 import type { ReceiptVerification } from '@presence/contract';
-import { verifyReceipt, type SignedReceiptInput } from '@presence/sdk';
+import { verifyReceipt, type SignedReceiptInput } from '@presence/sdk/node';
 import type { Deps } from '../deps.js';
 import type { ReceiptRecord } from '../ports.js';
 import { toSignedReceipt } from './get-receipt.js';

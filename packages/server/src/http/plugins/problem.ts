@@ -68,8 +68,10 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
 /** One envelope for every failure: RFC 9457 problem+json with a stable code. */
 export function registerProblemHandlers(app: App): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof DomainError)
+    if (error instanceof DomainError) {
+      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
       return sendProblem(reply, request, error.code, error.detail, error.fields);
+    }
     if (error.validation) {
       const errors = validationErrors(error);
       const detail = errors.map((e) => `${e.field}: ${e.message}`).join('; ');

@@ -26,18 +26,18 @@ const tags = ['credentials'];
 
 export function credentialRoutes(app: App, { deps, cursors }: RouteDeps): void {
   app.post('/v1/presence/credentials/options', {
-    config: { scope: 'credentials:write' },
+    config: { scope: 'credentials:write', idempotent: true },
     schema: {
       tags,
       summary: 'Start enrolling an authenticator for a subject',
       body: RegistrationOptionsBody,
       response: { 200: RegistrationOptions, ...problemResponses },
     },
-    handler: async (request) => createRegistrationOptions(deps, tenantOf(request), request.body),
+    handler: async (request) => createRegistrationOptions(request.deps, tenantOf(request), request.body),
   });
 
   app.post('/v1/presence/credentials', {
-    config: { scope: 'credentials:write' },
+    config: { scope: 'credentials:write', idempotent: true },
     schema: {
       tags,
       summary: 'Finish enrolling: verify the registration response and store the credential',
@@ -45,7 +45,9 @@ export function credentialRoutes(app: App, { deps, cursors }: RouteDeps): void {
       response: { 201: CredentialCreated, ...problemResponses },
     },
     handler: async (request, reply) =>
-      reply.code(201).send({ credential: await registerCredential(deps, tenantOf(request), request.body) }),
+      reply
+        .code(201)
+        .send({ credential: await registerCredential(request.deps, tenantOf(request), request.body) }),
   });
 
   app.get('/v1/presence/credentials', {

@@ -19,10 +19,11 @@ import type { RouteDeps } from './route-deps.js';
 
 const tags = ['api keys'];
 const config = { scope: 'keys:manage' as const };
+const idempotentConfig = { ...config, idempotent: true };
 
 export function keyRoutes(app: App, { deps, cursors }: RouteDeps): void {
   app.post('/v1/keys', {
-    config,
+    config: idempotentConfig,
     schema: {
       tags,
       summary: 'Create an API key (the secret is shown once)',
@@ -30,7 +31,7 @@ export function keyRoutes(app: App, { deps, cursors }: RouteDeps): void {
       response: { 201: KeyCreated, ...problemResponses },
     },
     handler: async (request, reply) =>
-      reply.code(201).send(await createApiKey(deps, tenantOf(request), request.body)),
+      reply.code(201).send(await createApiKey(request.deps, tenantOf(request), request.body)),
   });
 
   app.get('/v1/keys', {
@@ -64,7 +65,7 @@ export function keyRoutes(app: App, { deps, cursors }: RouteDeps): void {
   });
 
   app.post('/v1/keys/:keyId/rotate', {
-    config,
+    config: idempotentConfig,
     schema: {
       tags,
       summary: 'Issue a replacement key; the old one keeps working for the grace period',
@@ -80,7 +81,7 @@ export function keyRoutes(app: App, { deps, cursors }: RouteDeps): void {
         .code(201)
         .send(
           await rotateApiKey(
-            deps,
+            request.deps,
             tenantOf(request),
             request.params.keyId,
             request.body?.gracePeriodSeconds ?? 86400,

@@ -18,13 +18,13 @@ export function policyRoutes(app: App, { deps }: RouteDeps): void {
   });
 
   app.put('/v1/policy', {
-    config: { scope: 'policy:write' },
+    config: { scope: 'policy:write', idempotent: true },
     schema: {
       tags: ['policy'],
       summary: 'Replace the policy: writes a new immutable version',
       body: PolicyBody,
       response: { 200: PolicyVersion, ...problemResponses },
     },
-    handler: async (request) => putPolicy(deps, tenantOf(request), request.body),
+    handler: async (request) => putPolicy(request.deps, tenantOf(request), request.body),
   });
 }

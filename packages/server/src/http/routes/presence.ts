@@ -18,7 +18,7 @@ import type { RouteDeps } from './route-deps.js';
 
 export function presenceRoutes(app: App, { deps }: RouteDeps): void {
   app.post('/v1/presence/challenge', {
-    config: { scope: 'challenges:write' },
+    config: { scope: 'challenges:write', idempotent: true },
     schema: {
       tags: ['presence'],
       summary: 'Issue a single-use challenge bound to an action hash',
@@ -26,11 +26,11 @@ export function presenceRoutes(app: App, { deps }: RouteDeps): void {
       response: { 201: ChallengeCreated, ...problemResponses },
     },
     handler: async (request, reply) =>
-      reply.code(201).send(await createChallenge(deps, tenantOf(request), request.body)),
+      reply.code(201).send(await createChallenge(request.deps, tenantOf(request), request.body)),
   });
 
   app.post('/v1/presence/verify', {
-    config: { scope: 'presence:verify' },
+    config: { scope: 'presence:verify', idempotent: true },
     schema: {
       tags: ['presence'],
       summary: 'Verify an assertion: exactly one decision per challenge',
@@ -39,7 +39,7 @@ export function presenceRoutes(app: App, { deps }: RouteDeps): void {
       response: { 200: VerifyResult, ...problemResponses },
     },
     handler: async (request) => {
-      const result = await verifyPresence(deps, tenantOf(request), request.body);
+      const result = await verifyPresence(request.deps, tenantOf(request), request.body);
       request.log.info({ challengeId: result.challengeId, decision: result.decision }, 'presence decision');
       return result;
     },

@@ -63,7 +63,7 @@ function toRow(c: ChallengeRecord): ChallengesTable {
 }
 
 /** status (CHECKed by the schema) and decision are written only from typed records. */
-function toChallenge(row: ChallengesTable): ChallengeRecord {
+export function toChallenge(row: ChallengesTable): ChallengeRecord {
   return {
     id: row.id,
     tenantId: row.tenant_id,

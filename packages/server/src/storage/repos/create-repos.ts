@@ -2,15 +2,20 @@ import type { Kysely } from 'kysely';
 import type { StoreTx } from '../../domain/ports.js';
 import type { Database } from '../schema.js';
 import { createApiKeyRepo } from './api-keys.js';
+import { createBillingRepos } from './billing-repos.js';
 import { createChallengeRepo } from './challenges.js';
 import { createCredentialRepo } from './credentials.js';
+import { createExportRepo } from './exports.js';
+import { createIdempotencyRepo } from './idempotency.js';
 import { createOutboxRepo } from './outbox.js';
 import { createPolicyRepo } from './policies.js';
+import { createReceiptLogRepo } from './receipt-log.js';
 import { createReceiptRepo } from './receipts.js';
 import { createRegistrationRepo } from './registrations.js';
 import { createSigningKeyRepo } from './signing-keys.js';
 import { createTenantRepo } from './tenants.js';
 import { createUsageRepo } from './usage.js';
+import { createWebhookRepos } from './webhook-repos.js';
 
 /** Every repo over one Kysely handle: the store's own, or a transaction's. Same queries in both dialects. */
 export function createRepos(db: Kysely<Database>): StoreTx {
@@ -25,5 +30,10 @@ export function createRepos(db: Kysely<Database>): StoreTx {
     signingKeys: createSigningKeyRepo(db),
     outbox: createOutboxRepo(db),
     usage: createUsageRepo(db),
+    billing: createBillingRepos(db),
+    webhooks: createWebhookRepos(db),
+    receiptLog: createReceiptLogRepo(db),
+    exports: createExportRepo(db),
+    idempotency: createIdempotencyRepo(db),
   };
 }

@@ -2,14 +2,27 @@ import type { Kysely } from 'kysely';
 import type { ReceiptRecord, ReceiptRepo } from '../../domain/ports.js';
 import type { Database, ReceiptsTable } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
+import { nextCounterValue } from './tenant-counters.js';
 
 export function createReceiptRepo(db: Kysely<Database>): ReceiptRepo {
   const ofTenant = (tenantId: string) =>
     db.selectFrom('receipts').selectAll().where('tenant_id', '=', tenantId);
   return {
-    /** Throws UniqueViolation (receipts_tenant_id_challenge_id_key) for a second receipt of a challenge. */
+    /**
+     * Takes the next seq from the tenant's counter row, then inserts. The upsert locks that row
+     * until the transaction ends, so receipts of one tenant commit in seq order (SQLite serializes
+     * writers anyway). Throws UniqueViolation (receipts_tenant_id_challenge_id_key) for a second
+     * receipt of a challenge.
+     */
     async insert(r) {
-      await mapUniqueViolation(() => db.insertInto('receipts').values(toRow(r)).execute());
+      const seq = await nextCounterValue(db, r.tenantId, 'receipts');
+      await mapUniqueViolation(() =>
+        db
+          .insertInto('receipts')
+          .values({ ...toRow(r), seq })
+          .execute(),
+      );
+      return seq;
     },
     async get(tenantId, id) {
       const row = await ofTenant(tenantId).where('id', '=', id).executeTakeFirst();
@@ -22,7 +35,7 @@ export function createReceiptRepo(db: Kysely<Database>): ReceiptRepo {
   };
 }
 
-function toRow(r: ReceiptRecord): ReceiptsTable {
+function toRow(r: ReceiptRecord): Omit<ReceiptsTable, 'seq'> {
   return {
     id: r.id,
     tenant_id: r.tenantId,
@@ -38,7 +51,7 @@ function toRow(r: ReceiptRecord): ReceiptsTable {
   };
 }
 
-function toReceipt(row: ReceiptsTable): ReceiptRecord {
+export function toReceipt(row: ReceiptsTable): ReceiptRecord {
   return {
     id: row.id,
     tenantId: row.tenant_id,

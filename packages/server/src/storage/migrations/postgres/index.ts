@@ -1,5 +1,15 @@
 import type { Migration } from '../migration.js';
 import * as core from './0001-core.js';
+import * as evidence from './0002-evidence.js';
+import * as webhooks from './0003-webhooks.js';
+import * as billing from './0004-billing.js';
+import * as idempotency from './0005-idempotency.js';
 
 /** Every postgres migration, in order. Add new ones at the end; never edit an applied one. */
-export const POSTGRES_MIGRATIONS: readonly Migration[] = [{ id: '0001-core', up: core.up }];
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  { id: '0001-core', up: core.up },
+  { id: '0002-evidence', up: evidence.up },
+  { id: '0003-webhooks', up: webhooks.up },
+  { id: '0004-billing', up: billing.up },
+  { id: '0005-idempotency', up: idempotency.up },
+];

@@ -1,0 +1,57 @@
+/**
+ * VERIFY.txt: how an auditor checks a pack with unzip, sha256sum and openssl alone. Every line
+ * that starts with "  $ " is a command; test/export-pack-tools.test.ts runs them all, as written,
+ * against a real pack. docs/evidence.md has the full format.
+ */
+export const VERIFY_INSTRUCTIONS = `Presence export pack: how to check it without trusting the service
+
+This zip holds one tenant's signed presence receipts for one time range [from, to) of issuedAt:
+
+  VERIFY.txt            this file
+  receipts.ndjson       one receipt per line, in the order they were committed (seq)
+  policy.snapshot.json  every policy version the receipts name
+  trust.snapshot.json   the credentials the receipts use, with their enrollment evidence,
+                        and the service keys (for reference only: they are not a trust root)
+  manifest.json         tenant, range, filters, counts, and the SHA-256 and size of each file above
+  manifest.sig.json     the service's Ed25519 signature over manifest.json, byte for byte
+
+Run the commands below in an empty directory holding pack.zip. Lines starting with "$" are
+commands; stop at the first one that fails.
+
+1. Unpack it. The listing must show exactly the six files above.
+  $ unzip -q -o pack.zip
+  $ unzip -Z1 pack.zip | LC_ALL=C sort | tr '\\n' ' ' | grep -qx 'VERIFY.txt manifest.json manifest.sig.json policy.snapshot.json receipts.ndjson trust.snapshot.json '
+
+2. Obtain the service public key from a source you trust, never from this pack: your pinned
+   copy, or the entry of https://<service>/.well-known/presence/keys.json whose "kid" equals the
+   one in manifest.sig.json (its "publicKeyPem" field). Save it as key.pem. Old keys stay
+   published after a rotation, so old packs keep verifying.
+
+3. Check the manifest signature (OpenSSL 3). The signature is base64url without padding.
+  $ sed -n 's/.*"signatureB64Url":"\\([A-Za-z0-9_-]*\\)".*/\\1==/p' manifest.sig.json | tr '_-' '/+' | base64 -d > manifest.sig
+  $ openssl pkeyutl -verify -pubin -inkey key.pem -rawin -in manifest.json -sigfile manifest.sig
+
+4. Check every file's SHA-256 and size against the signed manifest.
+  $ grep -o '"name":"[^"]*","sha256":"[0-9a-f]*"' manifest.json | sed 's/"name":"\\([^"]*\\)","sha256":"\\([0-9a-f]*\\)"/\\2  \\1/' > SHA256SUMS
+  $ test "$(wc -l < SHA256SUMS)" -eq 4 && sha256sum -c SHA256SUMS
+  $ grep -o '"bytes":[0-9]*,"name":"[^"]*"' manifest.json | sed 's/"bytes":\\([0-9]*\\),"name":"\\([^"]*\\)"/\\1 \\2/' | while read -r size name; do test "$(wc -c < "$name")" -eq "$size" || exit 1; done
+
+5. Check one receipt: its hash and the service signature over it (here line 1; loop for all).
+   The "receipt" member of each line is stored in RFC 8785 canonical form, so its bytes are
+   exactly what was hashed and signed.
+  $ sed -n '1s/.*,"receipt":\\({.*}\\),"receiptHashHex".*/\\1/p' receipts.ndjson | tr -d '\\n' > receipt.json
+  $ test "$(sha256sum < receipt.json | cut -d' ' -f1)" = "$(sed -n '1s/.*"receiptHashHex":"\\([0-9a-f]*\\)".*/\\1/p' receipts.ndjson)"
+  $ sed -n '1s/.*"signatureB64Url":"\\([A-Za-z0-9_-]*\\)"}}$/\\1==/p' receipts.ndjson | tr '_-' '/+' | base64 -d > receipt.sig
+  $ openssl pkeyutl -verify -pubin -inkey key.pem -rawin -in receipt.json -sigfile receipt.sig
+
+   A receipt signed before a key rotation names the older key ("kid" in its signature); use
+   that key's PEM for it.
+
+6. What these tools cannot check by hand: that each authenticator signature covers its action.
+   Recompute challenge = SHA-256("presence/v1/challenge" || 0x00 || actionHash || nonce), compare
+   it with clientDataJSON.challenge, and verify the WebAuthn signature over
+   authenticatorData || SHA-256(clientDataJSON) with the credential key in the receipt. The
+   offline verifier does all of this and every check above:
+       npx presence-verify pack.zip --keys keys.json      (or --key key.pem)
+   docs/evidence.md describes every byte.
+`;
