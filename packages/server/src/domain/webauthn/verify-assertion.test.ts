@@ -9,7 +9,7 @@ import { verifyAssertion, type VerifyAssertionInput } from './verify-assertion.j
 
 // ---- real vectors, read from ../shared at test time -------------------------------------------
 const VECTORS_URL = new URL('../../../../../../shared/conformance/webauthn-vectors.json', import.meta.url);
-type Vector = Record<string, any>;  
+type Vector = Record<string, any>;
 const authVectors = (JSON.parse(readFileSync(VECTORS_URL, 'utf8')) as Vector[]).filter(
   (v) => v.kind === 'authentication',
 );

@@ -13,7 +13,7 @@ import {
 
 // ---- real vectors, read from ../shared at test time -------------------------------------------
 const VECTORS_URL = new URL('../../../../../../shared/conformance/webauthn-vectors.json', import.meta.url);
-type Vector = Record<string, any>;  
+type Vector = Record<string, any>;
 const vectors = JSON.parse(readFileSync(VECTORS_URL, 'utf8')) as Vector[];
 const vector = (id: string) => vectors.find((v) => v.id === id)!;
 
