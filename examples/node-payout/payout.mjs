@@ -7,7 +7,7 @@
 //
 // The key needs the scopes policy:read, credentials:write, challenges:write, presence:verify and
 // receipts:read (the development tenant's key printed by `npm start` has them all).
-// THE AUTHENTICATOR HERE IS SOFTWARE (software-authenticator.mjs) standing in for the browser:
+// THE AUTHENTICATOR HERE IS SOFTWARE (@presence/sdk/testing) standing in for the browser:
 // in production those two calls are `startRegistration` / `startAuthentication` of
 // @simplewebauthn/browser, run by the person on their own device. See docs/integration.md.
 /* global console */
@@ -16,7 +16,7 @@ import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 import { computeActionHash, createPresenceClient, isPresenceVerified, PresenceApiError } from '@presence/sdk';
 import { verifyReceipt } from '@presence/sdk/node';
-import { SoftwareAuthenticator } from './software-authenticator.mjs';
+import { SoftwareAuthenticator } from '@presence/sdk/testing';
 
 /**
  * Your database, reduced to what matters: a payout row and its receipt hash are written in ONE
