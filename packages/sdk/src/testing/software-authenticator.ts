@@ -32,6 +32,7 @@ export class SoftwareAuthenticator {
   readonly origin: string;
   readonly credentialId = randomBytes(32);
   readonly coseKey: Uint8Array;
+  readonly publicKey: KeyObject;
   signCount = 0;
   readonly #privateKey: KeyObject;
 
@@ -40,6 +41,7 @@ export class SoftwareAuthenticator {
     this.origin = options.origin;
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     this.#privateKey = privateKey;
+    this.publicKey = publicKey;
     const { x, y } = publicKey.export({ format: 'jwk' });
     // COSE_Key: kty EC2 (2), alg ES256 (-7), crv P-256 (1), x, y.
     this.coseKey = encodeCBOR(

@@ -58,7 +58,31 @@ function openSqlite(path: string): Kysely<Database> {
     database.close();
     throw error;
   }
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+}
+
+/** Distinct SQL texts are few (queries are built from fixed shapes), so the cache stays small. */
+const STATEMENT_CACHE_LIMIT = 1000;
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running most of ours. Statements
+ * are reusable, and the dialect runs one query at a time on its single connection, so one cached
+ * statement per SQL text is safe.
+ */
+function withStatementCache(database: SqliteDatabase.Database) {
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (statement === undefined) {
+        if (statements.size >= STATEMENT_CACHE_LIMIT) statements.clear();
+        statement = database.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 async function openPostgres(url: string, options: StoreOptions): Promise<Kysely<Database>> {

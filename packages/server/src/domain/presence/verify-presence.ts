@@ -61,7 +61,6 @@ async function settle(
       null,
       final.credential?.id ?? null,
     );
-    await recordUsage(deps, tx, challenge.tenantId, 'presence.denied', challenge.id);
     await recordEvent(deps, tx, challenge.tenantId, 'presence.denied', {
       challengeId: challenge.id,
       actionHashHex: challenge.actionHashHex,
@@ -69,6 +68,7 @@ async function settle(
       decision: final.decision,
       reason: final.reason,
     });
+    await recordUsage(deps, tx, challenge.tenantId, 'presence.denied', challenge.id);
     return { decision: final.decision, challengeId: challenge.id, reason: final.reason };
   }
   const receipt = sealReceipt(
@@ -76,9 +76,11 @@ async function settle(
     buildReceipt({ receiptId: newId(deps, 'rct'), challenge, ...final, verifiedAt: now }),
   );
   await settleChallenge(tx, challenge, now, 'PRESENCE_VERIFIED', null, receipt.id, final.credential.id);
-  await tx.receipts.insert(receipt);
-  await recordUsage(deps, tx, challenge.tenantId, 'presence.verified', challenge.id);
   await recordEvent(deps, tx, challenge.tenantId, 'receipt.created', receiptCreatedEvent(receipt));
+  // The usage counters and the receipt sequence are per-tenant rows that stay locked until commit:
+  // take them last, so concurrent verifications of one tenant queue for as short a time as possible.
+  await recordUsage(deps, tx, challenge.tenantId, 'presence.verified', challenge.id);
+  await tx.receipts.insert(receipt);
   return {
     decision: 'PRESENCE_VERIFIED',
     challengeId: challenge.id,
