@@ -39,13 +39,17 @@ for (const dialect of DIALECTS) {
       const { tenant, policy } = await seedTenant(db.store, records);
       const key = records.apiKey(tenant.id);
       await db.store.apiKeys.insert(key);
+      // Each insert starts only when awaited: an eagerly started one could reject unobserved.
       const attempts = [
-        [db.store.tenants.insert(tenant), 'tenants_pkey'],
-        [db.store.apiKeys.insert({ ...key, id: records.id('key') }), 'api_keys_key_hash_key'],
-        [db.store.policies.insert({ ...policy, id: records.id('pol') }), 'policies_tenant_id_version_key'],
+        [() => db.store.tenants.insert(tenant), 'tenants_pkey'],
+        [() => db.store.apiKeys.insert({ ...key, id: records.id('key') }), 'api_keys_key_hash_key'],
+        [
+          () => db.store.policies.insert({ ...policy, id: records.id('pol') }),
+          'policies_tenant_id_version_key',
+        ],
       ] as const;
       for (const [attempt, constraint] of attempts) {
-        const error: unknown = await attempt.catch((e: unknown) => e);
+        const error: unknown = await attempt().catch((e: unknown) => e);
         expect(error).toBeInstanceOf(UniqueViolation);
         expect(error).toMatchObject({ constraint });
         const code = (error as UniqueViolation & { cause: { code: string } }).cause.code;
