@@ -10,7 +10,7 @@ import { parseAllowNets } from '../domain/webhooks/address-policy.js';
 /** The environment the service reads: one schema, parsed once, here and nowhere else. */
 const Env = Type.Object({
   NODE_ENV: Type.Optional(Type.String()),
-  HOST: Type.String({ default: '127.0.0.1' }),
+  HOST: Type.String({ default: 'localhost' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   PRESENCE_DATA_DIR: Type.String({ default: './data' }),
