@@ -149,15 +149,19 @@ function checkFlags(authData: Buffer, r: Fields): ReceiptCheck {
 }
 
 function checkWebAuthnSignature(r: Fields, authData: Buffer, clientData: Buffer): ReceiptCheck {
-  try {
-    const { alg, key } = importCoseKey(Buffer.from(String(r.credentialPublicKeyB64Url), 'base64url'));
-    const signed = Buffer.concat([authData, sha256(clientData)]);
-    return verifyCoseSignature(alg, key, signed, Buffer.from(String(r.signatureB64Url), 'base64url'))
-      ? pass(`authenticator signature verifies with the enrolled key (COSE alg ${alg})`)
-      : fail('the authenticator signature does not verify with the enrolled key');
-  } catch (error) {
-    return fail(`the credential key cannot be used: ${(error as Error).message}`);
-  }
+  const imported = importCoseKey(Buffer.from(String(r.credentialPublicKeyB64Url), 'base64url'));
+  if (!imported.ok) return fail(`the credential key cannot be used: ${imported.detail}`);
+  const { algorithm, keyObject } = imported.key;
+  const signed = Buffer.concat([authData, sha256(clientData)]);
+  const check = verifyCoseSignature(
+    algorithm,
+    keyObject,
+    signed,
+    Buffer.from(String(r.signatureB64Url), 'base64url'),
+  );
+  return check.valid
+    ? pass(`authenticator signature verifies with the enrolled key (COSE alg ${algorithm})`)
+    : fail(`the authenticator signature does not verify with the enrolled key: ${check.detail}`);
 }
 
 function equal(a: Uint8Array, b: Uint8Array): boolean {

@@ -11,9 +11,9 @@ import {
   deliveriesOf,
   expectedSignature,
   sendTest,
+  receiverPool,
   startWebhookService,
 } from './support/webhook-helpers.js';
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 import type { TestService } from './support/test-service.js';
 
 const pg = await pgAvailable();
@@ -21,20 +21,12 @@ const pg = await pgAvailable();
 for (const dialect of DIALECTS) {
   describe.skipIf(dialect === 'postgres' && !pg)(`webhook delivery on ${dialect}`, () => {
     let s: TestService;
-    const receivers: WebhookReceiver[] = [];
-    const receiver = async (...args: Parameters<typeof startWebhookReceiver>) => {
-      const r = await startWebhookReceiver(...args);
-      receivers.push(r);
-      return r;
-    };
+    const receivers = receiverPool();
+    const receiver = receivers.start;
     beforeAll(async () => {
       s = await startWebhookService(dialect);
     });
-    afterAll(async () => {
-      await Promise.all(receivers.map((r) => r.close()));
-      await s.composed.deps.webhooks.close();
-      await s.close();
-    });
+    afterAll(async () => receivers.closeWith(s));
 
     it('delivers each subscribed event once per endpoint, signed exactly as the contract says', async () => {
       const r = await receiver();

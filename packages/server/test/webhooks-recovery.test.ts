@@ -12,10 +12,10 @@ import {
   deliverDue,
   deliveriesOf,
   sendTest,
+  receiverPool,
   startWebhookService,
   webhookJob,
 } from './support/webhook-helpers.js';
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 import type { TestService } from './support/test-service.js';
 
 const pg = await pgAvailable();
@@ -24,21 +24,12 @@ const DAY = 86_400;
 for (const dialect of DIALECTS) {
   describe.skipIf(dialect === 'postgres' && !pg)(`webhook recovery on ${dialect}`, () => {
     let s: TestService;
-    const receivers: WebhookReceiver[] = [];
-    const receiver = async (...args: Parameters<typeof startWebhookReceiver>) => {
-      const r = await startWebhookReceiver(...args);
-      receivers.push(r);
-      return r;
-    };
+    const receivers = receiverPool();
+    const receiver = receivers.start;
     beforeAll(async () => {
       s = await startWebhookService(dialect);
     });
-    afterAll(async () => {
-      await Promise.all(receivers.map((r) => r.close()));
-      await webhookJob(s).drain();
-      await s.composed.deps.webhooks.close();
-      await s.close();
-    });
+    afterAll(async () => receivers.closeWith(s));
 
     it('caps attempts in flight per endpoint, so a hanging receiver does not hold up the others', async () => {
       const slow = await receiver(() => 'hang');

@@ -22,15 +22,17 @@ export function toIso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-const BASE64_ANY = /^[A-Za-z0-9+/_-]*={0,2}$/;
+const BASE64_TEXT = /^[A-Za-z0-9_+/-]*={0,2}$/;
 
 /**
- * Decodes base64url, also accepting '=' padding and the standard alphabet (real authenticator
- * captures use both). Returns undefined for anything else.
+ * base64url → bytes, tolerating '=' padding and the standard alphabet (real authenticator vectors
+ * use both). Anything else — other characters, impossible lengths, misplaced padding — is null,
+ * never silently skipped the way Buffer.from(…, 'base64') would.
  */
-export function decodeBase64Lenient(text: string): Buffer | undefined {
-  if (!BASE64_ANY.test(text)) return undefined;
+export function decodeBase64UrlLenient(text: unknown): Buffer | null {
+  if (typeof text !== 'string' || !BASE64_TEXT.test(text)) return null;
   const body = text.replace(/=+$/, '');
-  if (body.length % 4 === 1) return undefined;
-  return Buffer.from(body.replaceAll('+', '-').replaceAll('/', '_'), 'base64url');
+  if (body.length % 4 === 1) return null;
+  if (body.length !== text.length && text.length % 4 !== 0) return null;
+  return Buffer.from(body, 'base64');
 }

@@ -2,6 +2,7 @@
 import { createHmac } from 'node:crypto';
 import type { WebhookJob } from '../../src/worker/deliver-webhooks.js';
 import { startTestService, type TestService } from './test-service.js';
+import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
 export async function startWebhookService(dialect: 'sqlite' | 'postgres'): Promise<TestService> {
   return startTestService(dialect, { webhookAllowNets: ['127.0.0.0/8'], webhookTimeoutMs: 2000 });
@@ -55,4 +56,22 @@ export function expectedSignature(
   return createHmac('sha256', Buffer.from(secret, 'utf8'))
     .update(`${timestamp}.${deliveryId}.${body}`)
     .digest('hex');
+}
+
+/** The receivers a suite starts, closed together with its service (after the worker drains). */
+export function receiverPool() {
+  const receivers: WebhookReceiver[] = [];
+  return {
+    start: async (...args: Parameters<typeof startWebhookReceiver>): Promise<WebhookReceiver> => {
+      const r = await startWebhookReceiver(...args);
+      receivers.push(r);
+      return r;
+    },
+    closeWith: async (s: TestService): Promise<void> => {
+      await Promise.all(receivers.map((r) => r.close()));
+      await webhookJob(s).drain();
+      await s.composed.deps.webhooks.close();
+      await s.close();
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import type { AuthenticationResponseJSON, Denial } from '@presence/contract';
 import type { Static } from '@sinclair/typebox';
 import type { Deps } from '../deps.js';
-import { decodeBase64Lenient } from '../encoding.js';
+import { decodeBase64UrlLenient } from '../encoding.js';
 import { userHandleFor } from '../credentials/user-handle.js';
 import type { ChallengeRecord, CredentialRecord, PolicyRecord } from '../ports.js';
 import { verifyAssertion, type VerifiedAssertion } from '../webauthn/verify-assertion.js';
@@ -30,8 +30,8 @@ export async function evaluateAssertion(
     return deny('CHALLENGE_EXPIRED', 'the challenge expired before it was used');
   const policy = await deps.store.policies.get(challenge.tenantId, challenge.policyId);
   if (!policy) return deny('CHALLENGE_NOT_FOUND', 'the policy of this challenge is gone');
-  const rawId = decodeBase64Lenient(assertion.rawId);
-  if (rawId === undefined || rawId.length === 0) return deny('ASSERTION_MALFORMED', 'rawId is not base64url');
+  const rawId = decodeBase64UrlLenient(assertion.rawId);
+  if (rawId === null || rawId.length === 0) return deny('ASSERTION_MALFORMED', 'rawId is not base64url');
   const credentialId = rawId.toString('base64url');
   const credential = await deps.store.credentials.getByCredentialId(challenge.tenantId, credentialId);
   if (!credential) return deny('CREDENTIAL_NOT_FOUND', 'no enrolled credential has this id');
@@ -84,8 +84,8 @@ function checkAllowed(
   const userHandle = assertion.response.userHandle;
   if (userHandle !== undefined && userHandle !== null && userHandle !== '') {
     const expected = userHandleFor(credential.tenantId, credential.subject);
-    const presented = decodeBase64Lenient(userHandle);
-    if (presented === undefined || !presented.equals(expected))
+    const presented = decodeBase64UrlLenient(userHandle);
+    if (presented === null || !presented.equals(expected))
       return 'the user handle does not belong to the credential owner';
   }
   return undefined;

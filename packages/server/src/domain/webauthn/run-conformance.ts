@@ -1,7 +1,8 @@
 import { SettingsService } from '@simplewebauthn/server';
 import { decodeAttestationObject } from '@simplewebauthn/server/helpers';
 import { KNOWN_DEVIATIONS } from './conformance-deviations.js';
-import { PublicKeyCache, VERIFIABLE_ALGORITHMS, decodeBase64UrlLenient } from './public-key-cache.js';
+import { decodeBase64UrlLenient } from '../encoding.js';
+import { PublicKeyCache, VERIFIABLE_ALGORITHMS } from './public-key-cache.js';
 import { verifyAssertion, type AssertionResponseLike } from './verify-assertion.js';
 import { verifyRegistration, type RegistrationResponseLike } from './verify-registration.js';
 

@@ -1,11 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Denial } from '@presence/contract';
-import {
-  algorithmName,
-  decodeBase64UrlLenient,
-  verifySignature,
-  type PublicKeyCache,
-} from './public-key-cache.js';
+import { decodeBase64UrlLenient } from '../encoding.js';
+import { algorithmName, verifySignature, type PublicKeyCache } from './public-key-cache.js';
 
 /** The AuthenticationResponseJSON members the verifier reads; everything is re-checked at run time. */
 export interface AssertionResponseLike {

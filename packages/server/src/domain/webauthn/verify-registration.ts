@@ -7,7 +7,8 @@ import {
   decodeCredentialPublicKey,
   parseAuthenticatorData,
 } from '@simplewebauthn/server/helpers';
-import { algorithmName, decodeBase64UrlLenient, importCoseKey } from './public-key-cache.js';
+import { decodeBase64UrlLenient } from '../encoding.js';
+import { algorithmName, importCoseKey } from './public-key-cache.js';
 import { checkCrossOrigin, parseClientData } from './verify-assertion.js';
 
 /** The RegistrationResponseJSON members the verifier reads; everything is re-checked at run time. */
