@@ -42,19 +42,25 @@ export const ListReceiptsQuery = Type.Object(
 );
 export type ListReceiptsQuery = Static<typeof ListReceiptsQuery>;
 
-export const ReceiptListItem = Type.Object({
-  seq: Type.Integer({ minimum: 1, description: "the receipt's position in the tenant's receipt log" }),
-  receipt: Receipt,
-  challenge: ChallengeView,
-  receiptHashHex: HashHex,
-  signature: ServiceSignature,
-});
+export const ReceiptListItem = Type.Object(
+  {
+    seq: Type.Integer({ minimum: 1, description: "the receipt's position in the tenant's receipt log" }),
+    receipt: Receipt,
+    challenge: ChallengeView,
+    receiptHashHex: HashHex,
+    signature: ServiceSignature,
+  },
+  { $id: 'ReceiptListItem' },
+);
 export type ReceiptListItem = Static<typeof ReceiptListItem>;
 
-export const ReceiptListPage = Type.Object({
-  data: Type.Array(ReceiptListItem),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+export const ReceiptListPage = Type.Object(
+  {
+    data: Type.Array(ReceiptListItem),
+    nextCursor: Type.Union([Type.String(), Type.Null()]),
+  },
+  { $id: 'ReceiptListPage' },
+);
 export type ReceiptListPage = Static<typeof ReceiptListPage>;
 
 export const ExportReceiptsQuery = Type.Object(

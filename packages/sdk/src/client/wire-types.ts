@@ -3,7 +3,7 @@
  * schemas of @presence/contract through `import type`, so no schema code reaches a browser
  * bundle.
  */
-import type * as C from '@presence/contract';
+import type * as C from '#contract';
 import type { Static } from '@sinclair/typebox';
 
 export type {
@@ -31,7 +31,21 @@ export type {
   VerifyResult,
   WebhookDelivery,
   WebhookEndpoint,
-} from '@presence/contract';
+  ErrorCode,
+  Scope,
+  WebhookEventType,
+  WebhookEventDataMap,
+  WebhookEventData,
+  WebhookEventOf,
+  WebhookEvent,
+  ReceiptCreatedEvent,
+  PresenceDeniedEvent,
+  CredentialRegisteredEvent,
+  CredentialRevokedEvent,
+  InvoiceFinalizedEvent,
+  QuotaThresholdEvent,
+  WebhookTestEvent,
+} from '#contract';
 
 export type ChallengeCreated = Static<typeof C.ChallengeCreated>;
 export type RegistrationOptions = Static<typeof C.RegistrationOptions>;
@@ -45,6 +59,14 @@ export type AuthenticationResponseJSON = Static<typeof C.AuthenticationResponseJ
 export type RegistrationResponseJSON = Static<typeof C.RegistrationResponseJSON>;
 export type WebhookEndpointWithSecret = Static<typeof C.WebhookEndpointWithSecret>;
 export type RotateWebhookSecretBody = Static<typeof C.RotateWebhookSecretBody>;
+export type WebhookAttempt = Static<typeof C.WebhookAttempt>;
+export type WebhookEndpointEnvelope = { endpoint: C.WebhookEndpoint };
+export type WebhookDeliveryEnvelope = Static<typeof C.WebhookDeliveryEnvelope>;
+/** An RFC 9457 problem document, as every non-2xx response carries it. */
+export type Problem = Static<typeof C.Problem>;
+export type PolicyRules = C.PolicyRules;
+export type InvoiceLine = C.InvoiceLine;
+export type MeterTotals = C.MeterTotals;
 
 /** One page of a list: `nextCursor` is null on the last page. */
 export interface Page<T> {
