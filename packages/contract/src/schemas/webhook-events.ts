@@ -90,7 +90,7 @@ export type PresenceDeniedEvent = WebhookEventOf<'presence.denied'>;
 export type CredentialRegisteredEvent = WebhookEventOf<'credential.registered'>;
 export type CredentialRevokedEvent = WebhookEventOf<'credential.revoked'>;
 export type InvoiceFinalizedEvent = WebhookEventOf<'invoice.finalized'>;
-export type QuotaThresholdEvent = WebhookEventOf<'usage.quota_threshold'>;
+export type UsageQuotaThresholdEvent = WebhookEventOf<'usage.quota_threshold'>;
 export type WebhookTestEvent = WebhookEventOf<typeof WEBHOOK_TEST_EVENT>;
 
 /** Any event a Presence endpoint can receive, discriminated by `type`. */

@@ -43,7 +43,7 @@ export type {
   CredentialRegisteredEvent,
   CredentialRevokedEvent,
   InvoiceFinalizedEvent,
-  QuotaThresholdEvent,
+  UsageQuotaThresholdEvent,
   WebhookTestEvent,
 } from '#contract';
 
