@@ -26,7 +26,7 @@ const Env = Type.Object({
   PRESENCE_ADMIN_TOKEN: Type.Optional(
     Type.String({ minLength: 32, maxLength: 512, pattern: '^[\\x21-\\x7e]+$' }),
   ),
-  PRESENCE_WEBHOOK_ALLOW_NETS: Type.String({ default: '' }),
+  PRESENCE_WEBHOOK_ALLOW_NETS: Type.Optional(Type.String()),
   PRESENCE_WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
   PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 8 }),
   LOG_LEVEL: Type.Union(
@@ -78,6 +78,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const production = env.NODE_ENV === 'production';
   const dataDir = resolve(env.PRESENCE_DATA_DIR);
   const master = readMasterKey(env.PRESENCE_MASTER_KEY, production, dataDir);
+  const devTenant = env.PRESENCE_DEV_TENANT ?? !production;
   return {
     production,
     host: env.HOST,
@@ -87,19 +88,28 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     sqlitePath: join(dataDir, 'presence.sqlite'),
     masterKey: master.key,
     masterKeySource: master.source,
-    devTenant: env.PRESENCE_DEV_TENANT ?? !production,
+    devTenant,
     devOrigin: env.PRESENCE_DEV_ORIGIN,
     bodyLimitBytes: env.PRESENCE_BODY_LIMIT_BYTES,
     pgPoolSize: env.PRESENCE_PG_POOL_SIZE,
     trustProxy: env.PRESENCE_TRUST_PROXY,
     rateLimitPerMinute: env.PRESENCE_RATE_LIMIT_PER_MINUTE,
     billing: loadBillingSettings(env, (message) => new ConfigError(message)),
-    webhookAllowNets: readAllowNets(env.PRESENCE_WEBHOOK_ALLOW_NETS),
+    webhookAllowNets: readAllowNets(
+      env.PRESENCE_WEBHOOK_ALLOW_NETS ?? (devTenant && !production ? DEV_ALLOW_NETS : ''),
+    ),
     webhookTimeoutMs: env.PRESENCE_WEBHOOK_TIMEOUT_MS,
     webhookEndpointConcurrency: env.PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY,
     logLevel: env.LOG_LEVEL,
   };
 }
+
+/**
+ * Unset PRESENCE_WEBHOOK_ALLOW_NETS with the development tenant on outside production: loopback
+ * receivers are reachable, so `npm start` can deliver to a receiver on the same machine. In
+ * production (or when the variable is set, even empty) only what it lists is allowed.
+ */
+export const DEV_ALLOW_NETS = '127.0.0.0/8,::1/128';
 
 /** Comma-separated CIDRs; a malformed one stops start-up rather than silently allowing nothing. */
 function readAllowNets(value: string): string[] {
