@@ -5,6 +5,8 @@
  *
  *   PRESENCE_WEBHOOK_SECRET=whsec_… node examples/webhook-receiver/receiver.mjs   # port 4000, or PORT
  */
+/* global console */
+import { Buffer } from 'node:buffer';
 import { createServer } from 'node:http';
 import process from 'node:process';
 import { verifyWebhook } from '@presence/sdk/node';
