@@ -56,7 +56,8 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
+  // Up to a minute: on a loaded machine a cold start (migrations, schema compilation) takes seconds.
+  for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`server exited early: ${output}`);
     const ok = await fetch(`${url}/readyz`).then(
       (r) => r.ok,
@@ -64,7 +65,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 100));
-    if (i === 99) throw new Error(`server did not become ready: ${output}`);
+    if (i === 599) throw new Error(`server did not become ready: ${output}`);
   }
   return {
     url,
