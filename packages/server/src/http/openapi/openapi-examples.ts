@@ -119,7 +119,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
               createdAt: at,
               updatedAt: at,
             },
-            secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4Yc1rBm8G4M=',
+            secret: 'whsec_cHJlc2VuY2UtZXhhbXBsZS1zZWNyZXQtbm90LXVzZWQ=',
           },
         },
       },
