@@ -19,6 +19,7 @@ import type { Clock } from '../../src/domain/ports.js';
 import { createTenant } from '../../src/domain/tenants/create-tenant.js';
 import type { Dialect } from '../../src/storage/open-database.js';
 import { openTestStore, testDatabaseUrl, type TestStore } from '../../src/storage/testing.js';
+import { startedForSuite } from './each-dialect.js';
 import { SoftAuthenticator } from './soft-authenticator.js';
 
 export const RP_ID = 'app.example';
@@ -144,4 +145,15 @@ export async function rawExec(testStore: TestStore, statement: string): Promise<
   } finally {
     await client.end();
   }
+}
+
+/** A billing service started before the enclosing suite's tests and closed after them. */
+export function useBillingService(
+  dialect: Dialect,
+  options: Parameters<typeof startBillingService>[1],
+): BillingService {
+  return startedForSuite(
+    () => startBillingService(dialect, options),
+    (s) => s.close(),
+  );
 }

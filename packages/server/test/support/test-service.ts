@@ -14,6 +14,7 @@ import type { Clock } from '../../src/domain/ports.js';
 import { createTenant } from '../../src/domain/tenants/create-tenant.js';
 import type { Dialect } from '../../src/storage/open-database.js';
 import { openTestStore, type TestStore } from '../../src/storage/testing.js';
+import { startedForSuite } from './each-dialect.js';
 import { SoftAuthenticator } from './soft-authenticator.js';
 
 export const RP_ID = 'app.example';
@@ -109,4 +110,13 @@ export async function startTestService(
     },
   };
   return service;
+}
+
+/** A test service started before the enclosing suite's tests and closed after them. */
+export function useTestService(
+  dialect: Dialect,
+  options: Parameters<typeof startTestService>[1] = {},
+  stop: (s: TestService) => Promise<void> = (s) => s.close(),
+): TestService {
+  return startedForSuite(() => startTestService(dialect, options), stop);
 }
