@@ -49,3 +49,9 @@ export function tenantOf(request: { auth: AuthContext | null }): string {
   if (!request.auth) throw new Error('route has no scope but reads the tenant');
   return request.auth.tenantId;
 }
+
+/** The scopes of the calling key (what it may grant to keys it creates or rotates). */
+export function scopesOf(request: { auth: AuthContext | null }): readonly Scope[] {
+  if (!request.auth) throw new Error('route has no scope but reads the caller');
+  return request.auth.scopes;
+}

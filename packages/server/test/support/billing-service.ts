@@ -11,6 +11,7 @@ import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { composeWith, depsFromStore, type Composed } from '../../src/compose.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { OWNER_SCOPES } from '../../src/domain/api-keys/check-grantable-scopes.js';
 import { createApiKey } from '../../src/domain/api-keys/create-api-key.js';
 import { DEFAULT_BILLING_SETTINGS } from '../../src/domain/billing/billing-settings.js';
 import { setPlan } from '../../src/domain/billing/set-plan.js';
@@ -99,7 +100,7 @@ export async function startBillingService(
       return { tenantId: t.tenant.id, apiKey: t.apiKey };
     },
     async keyWith(tenantId, scopes) {
-      return (await createApiKey(deps, tenantId, { name: 'scoped', scopes })).secret;
+      return (await createApiKey(deps, tenantId, { name: 'scoped', scopes }, OWNER_SCOPES)).secret;
     },
     async enroll(apiKey, subject) {
       const authenticator = new SoftAuthenticator(RP_ID, ORIGIN);

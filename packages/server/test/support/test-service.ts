@@ -7,8 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Scope } from '@presence/contract';
+import type { Logger } from 'pino';
 import { composeWith, depsFromStore, type Composed } from '../../src/compose.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { OWNER_SCOPES } from '../../src/domain/api-keys/check-grantable-scopes.js';
 import { createApiKey } from '../../src/domain/api-keys/create-api-key.js';
 import type { Clock } from '../../src/domain/ports.js';
 import { createTenant } from '../../src/domain/tenants/create-tenant.js';
@@ -54,7 +56,7 @@ export interface TestService {
 
 export async function startTestService(
   dialect: Dialect,
-  options: { webhookAllowNets?: string[]; webhookTimeoutMs?: number } = {},
+  options: { webhookAllowNets?: string[]; webhookTimeoutMs?: number; logger?: Logger } = {},
 ): Promise<TestService> {
   const testStore = await openTestStore(dialect);
   const dataDir = mkdtempSync(join(tmpdir(), 'presence-test-'));
@@ -69,7 +71,7 @@ export async function startTestService(
     allowNets: options.webhookAllowNets ?? [],
     timeoutMs: options.webhookTimeoutMs ?? 10_000,
   });
-  const composed = await composeWith(deps, config, false);
+  const composed = await composeWith(deps, config, options.logger ?? false);
   const newTenant = async () => {
     const t = await createTenant(deps, { name: 'test', rpId: RP_ID, origins: [ORIGIN] });
     return { tenantId: t.tenant.id, apiKey: t.apiKey };
@@ -91,7 +93,7 @@ export async function startTestService(
     },
     newTenant,
     async keyWith(scopes) {
-      return (await createApiKey(deps, first.tenantId, { name: 'scoped', scopes })).secret;
+      return (await createApiKey(deps, first.tenantId, { name: 'scoped', scopes }, OWNER_SCOPES)).secret;
     },
     async enroll(subject, authenticator = new SoftAuthenticator(RP_ID, ORIGIN)) {
       const options = await service.request('POST', '/v1/presence/credentials/options', { subject });
