@@ -42,6 +42,11 @@ const badBodies = fc.oneof(
   fc.constant('"string"'),
   fc.constant('12345'),
   fc.constant('{"__proto__": {"polluted": true}}'),
+  // Values of the wrong JSON type are never coerced (a number for a string, a string for a number or boolean).
+  fc.constant(`{"actionHashHex":"${'ab'.repeat(32)}","subject":0}`),
+  fc.constant(`{"actionHashHex":"${'ab'.repeat(32)}","ttlSeconds":"60"}`),
+  fc.constant('{"name":"k","scopes":"keys:manage"}'),
+  fc.constant('{"enabled":"true","gracePeriodSeconds":"60"}'),
   fc
     .dictionary(
       fc.string({ maxLength: 12 }).map((k) => `zz_${k}`),
@@ -113,7 +118,7 @@ describeEachDialect('malformed requests', (dialect) => {
     routes = routesOf((await s.composed.app.inject({ method: 'GET', url: '/openapi.json' })).json());
   });
 
-  const inject = (method: Method, url: string, payload?: string, contentType = 'application/json') =>
+  const inject = (method: Method, url: string, payload?: string | Buffer, contentType = 'application/json') =>
     s.composed.app.inject({
       method,
       url,

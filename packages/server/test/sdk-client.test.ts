@@ -168,7 +168,7 @@ describeEachDialect('@presence/sdk client against the service', (dialect) => {
 
   it('manages keys and policy: create shows the secret once, rotate and revoke, policy versions', async () => {
     const created = await client.keys.create({ name: 'sdk', scopes: ['receipts:read'] });
-    expect(created.secret).toMatch(/^prs_/);
+    expect(created.secret).toMatch(/^presence_[0-9A-Za-z]{49}$/);
     const rotated = await client.keys.rotate(created.key.keyId, { gracePeriodSeconds: 60 });
     expect(rotated.previous.keyId).toBe(created.key.keyId);
     expect((await client.keys.revoke(rotated.key.keyId)).revokedAt).not.toBeNull();
