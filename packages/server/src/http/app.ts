@@ -19,6 +19,7 @@ import { presenceRoutes } from './routes/presence.js';
 import { publicRoutes } from './routes/public.js';
 import { receiptEvidenceRoutes } from './routes/receipt-evidence.js';
 import { receiptRoutes } from './routes/receipts.js';
+import { recordRouteTable } from './route-table.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import type { App } from './types.js';
@@ -61,6 +62,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.decorate('routeTable', recordRouteTable(app));
   registerProblemHandlers(app);
   registerJsonBody(app);
   await app.register(swagger, {
