@@ -108,7 +108,7 @@ describeEachDialect('API keys', (dialect) => {
     const legacy = `prs_${'L'.repeat(43)}`;
     await s.testStore.store.transaction((tx) =>
       tx.apiKeys.insert({
-        id: 'key_01LEGACY00000000000000000',
+        id: 'key_01HZZZZZZZZZZZZZZZZZZZZZZZ',
         tenantId: s.tenantId,
         name: 'legacy',
         prefix: legacy.slice(0, 12),
@@ -120,6 +120,10 @@ describeEachDialect('API keys', (dialect) => {
         revokedAt: null,
       }),
     );
+    expect((await s.request('GET', '/v1/policy', undefined, legacy)).status).toBe(200);
+    const rotated = await s.request('POST', '/v1/keys/key_01HZZZZZZZZZZZZZZZZZZZZZZZ/rotate', {});
+    expect(rotated.status).toBe(201);
+    expect(rotated.json.secret).toMatch(KEY_FORMAT);
     expect((await s.request('GET', '/v1/policy', undefined, legacy)).status).toBe(200);
   });
 });

@@ -20,7 +20,8 @@ function charsetOf(contentType: string | undefined): string | undefined {
 export function parseJsonBody(contentType: string | undefined, body: Buffer): unknown {
   const charset = charsetOf(contentType);
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    throw new DomainError('unsupported_media_type', `charset "${charset}" is not supported: send UTF-8 JSON`);
+    const named = charset.length > 40 ? `${charset.slice(0, 40)}…` : charset;
+    throw new DomainError('unsupported_media_type', `charset "${named}" is not supported: send UTF-8 JSON`);
   }
   if (body.length === 0) throw new DomainError('invalid_request', 'the JSON body is empty');
   if (body.subarray(0, 3).equals(UTF8_BOM)) {
