@@ -156,7 +156,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
 };
 
 export const PROBLEM_EXAMPLE = {
-  type: problemType('invalid_request'),
+  type: problemType('invalid_request', 'http://localhost:8080'),
   title: ERRORS.invalid_request.title,
   status: 400,
   code: 'invalid_request',

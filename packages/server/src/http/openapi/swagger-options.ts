@@ -35,7 +35,7 @@ export const swaggerOptions: FastifyDynamicSwaggerOptions = {
     tags: API_TAGS,
     components: {
       securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: 'API key: prs_…' },
+        apiKey: { type: 'http', scheme: 'bearer', description: 'API key: presence_… (older keys: prs_…)' },
         operatorToken: { type: 'http', scheme: 'bearer', description: 'PRESENCE_ADMIN_TOKEN (/admin/v1)' },
       },
     },
