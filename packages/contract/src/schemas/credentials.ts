@@ -65,5 +65,10 @@ export type ListCredentialsQuery = Static<typeof ListCredentialsQuery>;
 
 /** Either the credentialRef (`cred_…`) or the WebAuthn credential id (base64url). */
 export const CredentialParams = Type.Object({
-  credentialId: Type.String({ minLength: 1, maxLength: 1400, pattern: '^[A-Za-z0-9_-]+$' }),
+  credentialId: Type.String({
+    minLength: 1,
+    maxLength: 1400,
+    pattern: '^[A-Za-z0-9_-]+$',
+    description: 'the credentialRef (cred_…) or the WebAuthn credentialId (base64url)',
+  }),
 });

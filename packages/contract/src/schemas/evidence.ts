@@ -10,7 +10,12 @@ import { ChallengeView } from './presence.js';
 import { Receipt, ServiceKey, ServiceSignature } from './receipts.js';
 
 /** Either the service id (`cred_…`) or the WebAuthn credential id (base64url). */
-const CredentialRefOrId = Type.String({ minLength: 1, maxLength: 1400, pattern: '^[A-Za-z0-9_-]+$' });
+const CredentialRefOrId = Type.String({
+  minLength: 1,
+  maxLength: 1400,
+  pattern: '^[A-Za-z0-9_-]+$',
+  description: 'the credentialRef (cred_…) or the WebAuthn credentialId (base64url)',
+});
 
 const receiptFilters = {
   subject: Type.Optional(Subject),
