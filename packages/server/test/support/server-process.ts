@@ -39,7 +39,10 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  { readyWithinMs = 10_000 }: { readyWithinMs?: number } = {},
+): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [`${DIST}main.js`], {
     env: {
@@ -56,7 +59,8 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
+  const attempts = Math.ceil(readyWithinMs / 100);
+  for (let i = 0; i < attempts; i++) {
     if (child.exitCode !== null) throw new Error(`server exited early: ${output}`);
     const ok = await fetch(`${url}/readyz`).then(
       (r) => r.ok,
@@ -64,7 +68,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 100));
-    if (i === 99) throw new Error(`server did not become ready: ${output}`);
+    if (i === attempts - 1) throw new Error(`server did not become ready: ${output}`);
   }
   return {
     url,

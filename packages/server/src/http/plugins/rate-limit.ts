@@ -33,9 +33,11 @@ export function registerAddressLimit(app: App, limits: HttpRateLimits, metrics: 
       return refuse(request, reply, decision, metrics, 'address', 'from this address failed authentication');
     }
   });
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.routeOptions.config.scope === undefined) return;
+  // Counted before the refusal is sent, so the caller's next request already sees it.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.routeOptions.config.scope === undefined) return payload;
     if (reply.statusCode === 401 || reply.statusCode === 403) await limiter.consume(request.ip);
+    return payload;
   });
 }
 
