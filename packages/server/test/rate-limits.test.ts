@@ -4,7 +4,7 @@
  * Retry-After and a `rate_limited` problem. A REDIS_URL that cannot be reached still limits
  * (per process) and never fails a request. Both dialects.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DIALECTS, pgAvailable } from '../src/storage/testing.js';
 import { freePort } from './support/server-process.js';
 import { startTestService, type TestService } from './support/test-service.js';

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { WebhookBacklog } from '../domain/webhooks/ports.js';
 import { createMetrics } from './create-metrics.js';
 import { registerBacklogGauges } from './register-store-gauges.js';
 
