@@ -19,15 +19,24 @@ export function tracedDialect(dialect: Dialect, tracer: Tracer, system: 'sqlite'
 }
 
 function tracedDriver(driver: Driver, tracer: Tracer, system: string): Driver {
-  const acquire = driver.acquireConnection.bind(driver);
-  return Object.assign(Object.create(driver) as Driver, {
-    async acquireConnection() {
-      return tracedConnection(await acquire(), tracer, system);
+  const acquireConnection = async () => tracedConnection(await driver.acquireConnection(), tracer, system);
+  return overriding(driver, 'acquireConnection', acquireConnection);
+}
+
+/**
+ * `target` with one method replaced; every other member is the target's own, called on the
+ * target (so its private fields and symbol-keyed methods keep working).
+ */
+function overriding<T extends object>(target: T, name: keyof T, replacement: unknown): T {
+  return new Proxy(target, {
+    get(object, property) {
+      if (property === name) return replacement;
+      const value: unknown = Reflect.get(object, property, object);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(object) : value;
     },
   });
 }
 
-/** A proxy, so the driver's own (symbol-keyed, private) connection methods keep working. */
 function tracedConnection(
   connection: DatabaseConnection,
   tracer: Tracer,
@@ -52,11 +61,5 @@ function tracedConnection(
       }
     });
   };
-  return new Proxy(connection, {
-    get(target, property) {
-      if (property === 'executeQuery') return executeQuery;
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  return overriding(connection, 'executeQuery', executeQuery);
 }
