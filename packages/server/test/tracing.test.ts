@@ -42,7 +42,16 @@ describe.skipIf(!built)('traces over OTLP/HTTP', () => {
       PRESENCE_DATA_DIR: dataDir,
       PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
     };
-    const args = ['tenant', 'create', '--name', 'otel', '--rp-id', 'app.example', '--origin', 'https://app.example'];
+    const args = [
+      'tenant',
+      'create',
+      '--name',
+      'otel',
+      '--rp-id',
+      'app.example',
+      '--origin',
+      'https://app.example',
+    ];
     apiKey = JSON.parse(cli([...args, '--json'], env)).apiKey;
     server = await startServerProcess(
       {
