@@ -83,12 +83,13 @@ for (const dialect of DIALECTS) {
       expect(sprayed.json.detail).toContain('address');
       // Blocked for the rest of the window, whatever the key.
       expectRefused(await s.request('GET', LIST), 3);
-      // Public routes are not behind it.
+      // Public reads without credentials are not behind it; any request sending credentials is.
       expect((await s.request('GET', '/.well-known/presence/keys.json', undefined, '')).status).toBe(200);
+      expectRefused(await s.request('GET', '/.well-known/presence/keys.json', undefined, 'prs_guess'), 3);
       const metrics = await s.composed.metrics.registry.getSingleMetricAsString(
         'presence_rate_limited_total',
       );
-      expect(metrics).toContain('presence_rate_limited_total{limit="address"} 2');
+      expect(metrics).toContain('presence_rate_limited_total{limit="address"} 3');
     });
 
     it('still limits, per process, and never fails a request when Redis cannot be reached', async () => {

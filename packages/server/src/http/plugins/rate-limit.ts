@@ -1,8 +1,9 @@
 /**
  * Request limits, checked before any work is done for the request:
- * - per client address, for requests that fail authentication (401) or authorization (403): an
- *   address that used up its window gets 429 before its key is even looked up, so random bearer
- *   tokens cannot be sprayed for free;
+ * - per client address, for requests that fail authentication (401) or authorization (403) on any
+ *   route (API keys, the operator token, the metrics token): an address that used up its window
+ *   gets 429 before its credentials are even checked, so random bearer tokens cannot be sprayed
+ *   for free;
  * - per API key and per tenant (all its keys together), right after authentication.
  * Answers carry `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds) and
  * `RateLimit-Policy` (IETF httpapi-ratelimit-headers draft 7), plus `Retry-After` on a 429.
@@ -27,7 +28,7 @@ export function registerAddressLimit(app: App, limits: HttpRateLimits, metrics: 
   const limiter = limits.failedAuthPerAddress;
   if (!limiter) return;
   app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config.scope === undefined) return;
+    if (!presentsCredentials(request)) return;
     const decision = await limiter.peek(request.ip);
     if (!decision.allowed) {
       return refuse(request, reply, decision, metrics, 'address', 'from this address failed authentication');
@@ -35,10 +36,17 @@ export function registerAddressLimit(app: App, limits: HttpRateLimits, metrics: 
   });
   // Counted before the refusal is sent, so the caller's next request already sees it.
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.routeOptions.config.scope === undefined) return payload;
     if (reply.statusCode === 401 || reply.statusCode === 403) await limiter.consume(request.ip);
     return payload;
   });
+}
+
+/**
+ * Requests the address limit applies to: keyed routes, and any request sending credentials
+ * (the operator API, a protected /metrics). Public reads without credentials are never blocked.
+ */
+function presentsCredentials(request: FastifyRequest): boolean {
+  return request.routeOptions.config.scope !== undefined || request.headers.authorization !== undefined;
 }
 
 /** Register AFTER the auth plugin: counts the request against its key's and tenant's windows. */
