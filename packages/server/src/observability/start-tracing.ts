@@ -31,7 +31,7 @@ export async function startTracing(options: { endpoint: string; serviceName: str
   const exporter = new otlp.OTLPTraceExporter({ url: `${options.endpoint.replace(/\/+$/, '')}/v1/traces` });
   const provider = new sdk.NodeTracerProvider({
     resource: resources.resourceFromAttributes({ 'service.name': options.serviceName }),
-    spanProcessors: [new sdk.BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
+    spanProcessors: [new sdk.BatchSpanProcessor(exporter)],
   });
   // Global tracer provider, AsyncLocalStorage context and the W3C trace-context propagator.
   provider.register();
