@@ -33,7 +33,7 @@ export async function composeObservability(config: Config, logger: Logger | fals
       ? undefined
       : await startTracing({ endpoint: config.otlpEndpoint, serviceName: config.serviceName });
   const metrics = createMetrics();
-  const limiters = createRateLimiters({
+  const limiters = await createRateLimiters({
     redisUrl: config.redisUrl,
     prefix: config.redisPrefix,
     metrics,

@@ -47,13 +47,13 @@ describe.skipIf(!redisUp)('rate limits when Redis goes away and comes back', () 
     const metrics = createMetrics();
     const degraded = async () =>
       (await metrics.registry.getSingleMetric('presence_rate_limit_store_degraded')!.get()).values[0]?.value;
-    const viaProxy = createRateLimiters({
+    const viaProxy = await createRateLimiters({
       redisUrl: `redis://127.0.0.1:${proxy.port}`,
       prefix,
       metrics,
       logger,
     });
-    const direct = createRateLimiters({
+    const direct = await createRateLimiters({
       redisUrl: testRedisUrl(),
       prefix,
       metrics: createMetrics(),

@@ -4,7 +4,7 @@
  * not yet connected, too slow) a check falls back to a per-process window of the same size: the
  * request is still limited, never failed. The switch is counted, and logged once each way.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Metrics } from '../observability/create-metrics.js';
@@ -45,8 +45,9 @@ export interface RateLimitersOptions {
 
 const WINDOW_SECONDS = 60;
 
-export function createRateLimiters(options: RateLimitersOptions): RateLimiters {
-  const redis = options.redisUrl === undefined ? undefined : openRedis(options);
+/** ioredis is imported only when REDIS_URL is set (it is the heaviest module to load). */
+export async function createRateLimiters(options: RateLimitersOptions): Promise<RateLimiters> {
+  const redis = options.redisUrl === undefined ? undefined : await openRedis(options);
   const state = trackStoreState(options);
   return {
     create(name, perMinute) {
@@ -116,7 +117,8 @@ function decide(limit: number, res: RateLimiterRes | null, peeking: boolean): Li
  * Commands fail at once while disconnected (no offline queue, no retries), so a Redis outage
  * costs each check nothing but the fallback; ioredis keeps reconnecting in the background.
  */
-function openRedis(options: RateLimitersOptions): Redis {
+async function openRedis(options: RateLimitersOptions): Promise<Redis> {
+  const { Redis } = await import('ioredis');
   const redis = new Redis(options.redisUrl!, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

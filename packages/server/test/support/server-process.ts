@@ -41,7 +41,7 @@ export interface ServerProcess {
 
 export async function startServerProcess(
   env: Record<string, string>,
-  { readyWithinMs = 10_000 }: { readyWithinMs?: number } = {},
+  { readyWithinMs = 30_000 }: { readyWithinMs?: number } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [`${DIST}main.js`], {
