@@ -53,15 +53,12 @@ describe.skipIf(!built)('traces over OTLP/HTTP', () => {
       'https://app.example',
     ];
     apiKey = JSON.parse(cli([...args, '--json'], env)).apiKey;
-    server = await startServerProcess(
-      {
-        ...env,
-        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}`,
-        OTEL_SERVICE_NAME: 'presence-under-test',
-        PRESENCE_WEBHOOK_ALLOW_NETS: '127.0.0.0/8',
-      },
-      { readyWithinMs: 45_000 },
-    );
+    server = await startServerProcess({
+      ...env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}`,
+      OTEL_SERVICE_NAME: 'presence-under-test',
+      PRESENCE_WEBHOOK_ALLOW_NETS: '127.0.0.0/8',
+    });
   }, 90_000);
 
   afterAll(async () => {
