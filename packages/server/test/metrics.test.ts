@@ -81,6 +81,8 @@ for (const dialect of DIALECTS) {
       const events = await s.testStore.rows('outbox_events');
       const unfanned = events.filter((e) => e.fanned_out_at === null);
       expect(unfanned.length).toBeGreaterThan(0);
+      // Tracing is off here: events record no traceparent.
+      expect(events.every((e) => e.trace_parent === null)).toBe(true);
       expect(sample(text, 'presence_outbox_pending_events')).toBe(unfanned.length);
       expect(sample(text, 'presence_webhook_delivery_backlog')).toBe(0);
       const oldest = Math.min(...unfanned.map((e) => e.created_at));

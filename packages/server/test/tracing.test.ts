@@ -1,8 +1,8 @@
 /**
  * OpenTelemetry end to end: a real server process exports its spans over OTLP/HTTP (JSON) to a
  * receiver in this test. A verify sent with a W3C traceparent yields a server span whose parent
- * is the caller's span, with SQL spans beneath it; a webhook attempt carries a traceparent of
- * its own outbound span. Runs the built service on SQLite (the SQL spans come from the same
+ * is the caller's span, with SQL spans beneath it; the webhook attempt for the event that verify
+ * recorded continues the same trace, and its POST carries the traceparent of its outbound span. Runs the built service on SQLite (the SQL spans come from the same
  * driver wrapper on PostgreSQL).
  */
 import { randomBytes } from 'node:crypto';
@@ -141,5 +141,10 @@ describe.skipIf(!built)('traces over OTLP/HTTP', () => {
     expect(outbound!.kind).toBe(CLIENT);
     const attempt = spans.find((s) => s.spanId === outbound!.parentSpanId);
     expect(attempt?.name).toBe('webhook attempt');
+    // The attempt continues the trace of the verify that recorded the receipt.created event.
+    expect(hookTrace).toBe(traceId);
+    expect(attempt!.traceId).toBe(traceId);
+    expect(byId.has(attempt!.parentSpanId!)).toBe(true);
+    expect(descendsFromRequest(attempt!)).toBe(true);
   }, 60_000);
 });

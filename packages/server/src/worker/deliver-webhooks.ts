@@ -1,4 +1,4 @@
-import { SpanKind, context, trace, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, context, propagation, trace, type Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Deps } from '../domain/deps.js';
 import { sendAttempt } from '../domain/webhooks/attempt-delivery.js';
@@ -80,7 +80,10 @@ export function createWebhookJob(deps: Deps, options: WebhookWorkerOptions): Web
   };
 }
 
-/** Runs one attempt inside its own span when tracing is on; as is otherwise. */
+/**
+ * Runs one attempt inside its own span when tracing is on (as is otherwise). The span continues
+ * the trace of the request that recorded the event, when that request was traced.
+ */
 function traced<T>(tracer: Tracer | undefined, claimed: ClaimedDelivery, run: () => Promise<T>): Promise<T> {
   if (!tracer) return run();
   const attributes = {
@@ -88,8 +91,11 @@ function traced<T>(tracer: Tracer | undefined, claimed: ClaimedDelivery, run: ()
     'presence.webhook.delivery_id': claimed.delivery.id,
     'presence.webhook.event_type': claimed.event.type,
   };
-  const span = tracer.startSpan('webhook attempt', { kind: SpanKind.INTERNAL, attributes }, context.active());
-  return context.with(trace.setSpan(context.active(), span), run).finally(() => span.end());
+  const traceParent = claimed.event.traceParent;
+  const parent =
+    traceParent === null ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, { traceparent: traceParent });
+  const span = tracer.startSpan('webhook attempt', { kind: SpanKind.INTERNAL, attributes }, parent);
+  return context.with(trace.setSpan(parent, span), run).finally(() => span.end());
 }
 
 /** Resolves when the first promise settles or after `ms`, whichever comes first. */

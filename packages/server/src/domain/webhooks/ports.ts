@@ -81,7 +81,14 @@ export interface WebhookAttemptRecord {
 export interface ClaimedDelivery {
   delivery: WebhookDeliveryRecord;
   endpoint: WebhookEndpointRecord;
-  event: { id: string; type: string; createdAt: number; payloadJson: string };
+  event: {
+    id: string;
+    type: string;
+    createdAt: number;
+    payloadJson: string;
+    /** W3C traceparent of the request that recorded the event; null when tracing was off. */
+    traceParent: string | null;
+  };
 }
 
 /** The outcome of one attempt, written with the lease token that claimed it. */
