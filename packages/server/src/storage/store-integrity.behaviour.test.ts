@@ -4,7 +4,8 @@
  * connections). Same suite for both dialects; see store.behaviour.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UniqueViolation, type ChallengeSettlement } from '../domain/ports.js';
+import { UniqueViolation } from '../domain/ports.js';
+import { type ChallengeSettlement } from '../domain/presence/ports.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
 import { DIALECTS, openTestStore, pgAvailable, type TestStore } from './testing.js';
 

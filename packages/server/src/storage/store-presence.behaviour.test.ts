@@ -3,7 +3,8 @@
  * Same suite for both dialects; see store.behaviour.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChallengeSettlement, Store } from '../domain/ports.js';
+import type { ChallengeSettlement } from '../domain/presence/ports.js';
+import type { Store } from '../domain/ports.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
 import { DIALECTS, openTestStore, pgAvailable, type TestStore } from './testing.js';
 

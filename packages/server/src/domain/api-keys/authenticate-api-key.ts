@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import type { ApiKeyRecord } from '../ports.js';
+import type { ApiKeyRecord } from './ports.js';
 import { KEY_PREFIX, hashKeySecret } from './api-key-secret.js';
 
 /** How stale `lastUsedAt` may get before a request writes it again. */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '../secrets.js';
 import { seedTenant, TestRecords } from '../../storage/test-records.js';
 import { DIALECTS, openTestStore, pgAvailable, type TestStore } from '../../storage/testing.js';
-import type { TenantRecord } from '../ports.js';
+import type { TenantRecord } from '../tenants/ports.js';
 import { readIdempotentOutcome, type IdempotentRequest } from './read-idempotent-outcome.js';
 import { startIdempotentExecution } from './start-idempotent-execution.js';
 

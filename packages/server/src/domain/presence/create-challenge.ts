@@ -4,7 +4,7 @@ import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { toB64Url, toIso } from '../encoding.js';
 import { newId } from '../ids.js';
-import type { ChallengeRecord } from '../ports.js';
+import type { ChallengeRecord } from './ports.js';
 import { currentPolicy } from '../policy/get-policy.js';
 import { reserveChallengeQuota } from '../billing/reserve-challenge-quota.js';
 import { recordUsage } from '../usage/record-usage.js';

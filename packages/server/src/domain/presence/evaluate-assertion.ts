@@ -3,7 +3,9 @@ import type { Static } from '@sinclair/typebox';
 import type { Deps } from '../deps.js';
 import { decodeBase64UrlLenient } from '../encoding.js';
 import { userHandleFor } from '../credentials/user-handle.js';
-import type { ChallengeRecord, CredentialRecord, PolicyRecord } from '../ports.js';
+import type { ChallengeRecord } from './ports.js';
+import type { CredentialRecord } from '../credentials/ports.js';
+import type { PolicyRecord } from '../policy/ports.js';
 import { verifyAssertion, type VerifiedAssertion } from '../webauthn/verify-assertion.js';
 
 type Assertion = Static<typeof AuthenticationResponseJSON>;

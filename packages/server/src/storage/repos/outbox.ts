@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { OutboxRepo } from '../../domain/ports.js';
+import type { OutboxRepo } from '../../domain/events/ports.js';
 import type { Database } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 
