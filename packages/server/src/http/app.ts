@@ -76,7 +76,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   registerAuth(app, deps);
   registerRateLimit(app, options.rateLimitPerMinute, () => deps.clock.now());
   registerIdempotency(app, deps);
-  const routeDeps: RouteDeps = { deps, cursors: new CursorCodec(options.cursorKey) };
+  const routeDeps: RouteDeps = { cursors: new CursorCodec(options.cursorKey) };
   for (const routes of [
     publicRoutes,
     presenceRoutes,

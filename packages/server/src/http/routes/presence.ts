@@ -16,7 +16,7 @@ import { tenantOf, type App } from '../types.js';
 import { problemResponses } from './errors.js';
 import type { RouteDeps } from './route-deps.js';
 
-export function presenceRoutes(app: App, { deps }: RouteDeps): void {
+export function presenceRoutes(app: App, _routeDeps: RouteDeps): void {
   app.post('/v1/presence/challenge', {
     config: { scope: 'challenges:write', idempotent: true },
     schema: {
@@ -54,7 +54,7 @@ export function presenceRoutes(app: App, { deps }: RouteDeps): void {
       querystring: NoQuery,
       response: { 200: ChallengeView, ...problemResponses },
     },
-    handler: async (request) => getChallenge(deps, tenantOf(request), request.params.challengeId),
+    handler: async (request) => getChallenge(request.deps, tenantOf(request), request.params.challengeId),
   });
 
   app.get('/v1/presence/challenges/:challengeId/receipt', {
@@ -66,6 +66,7 @@ export function presenceRoutes(app: App, { deps }: RouteDeps): void {
       querystring: NoQuery,
       response: { 200: SignedReceipt, ...problemResponses },
     },
-    handler: async (request) => getChallengeReceipt(deps, tenantOf(request), request.params.challengeId),
+    handler: async (request) =>
+      getChallengeReceipt(request.deps, tenantOf(request), request.params.challengeId),
   });
 }

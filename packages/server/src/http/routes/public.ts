@@ -4,7 +4,7 @@ import type { App } from '../types.js';
 import { sendProblem } from '../plugins/problem.js';
 import type { RouteDeps } from './route-deps.js';
 
-export function publicRoutes(app: App, { deps }: RouteDeps): void {
+export function publicRoutes(app: App, _routeDeps: RouteDeps): void {
   app.get('/healthz', {
     schema: {
       tags: ['operations'],
@@ -18,8 +18,8 @@ export function publicRoutes(app: App, { deps }: RouteDeps): void {
     schema: { tags: ['operations'], summary: 'Readiness: the database answers' },
     handler: async (request, reply) => {
       try {
-        await deps.store.ping();
-        return { status: 'ready', database: deps.store.dialect };
+        await request.deps.store.ping();
+        return { status: 'ready', database: request.deps.store.dialect };
       } catch (error) {
         request.log.warn({ err: error }, 'readiness check failed');
         return sendProblem(reply, request, 'service_unavailable', 'the database does not answer');
@@ -33,9 +33,9 @@ export function publicRoutes(app: App, { deps }: RouteDeps): void {
       summary: 'The service Ed25519 public keys that sign receipts and export packs, old ones included',
       response: { 200: ServiceKeySet },
     },
-    handler: async (_request, reply) => {
+    handler: async (request, reply) => {
       reply.header('cache-control', 'public, max-age=300');
-      return { keys: deps.signer.publishedKeys() };
+      return { keys: request.deps.signer.publishedKeys() };
     },
   });
 }
