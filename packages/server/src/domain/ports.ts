@@ -11,7 +11,7 @@ import type { OutboxRepo } from './events/ports.js';
 import type { ExportRepo } from './exports/ports.js';
 import type { IdempotencyRepo } from './idempotency/ports.js';
 import type { PolicyRepo } from './policy/ports.js';
-import type { ChallengeRepo } from './presence/ports.js';
+import type { ChallengeRepo, PresenceHotPath } from './presence/ports.js';
 import type { ReceiptRepo, SigningKeyRepo } from './receipts/ports.js';
 import type { ReceiptLogRepo } from './receipts/receipt-log-ports.js';
 import type { TenantRepo } from './tenants/ports.js';
@@ -39,6 +39,8 @@ export interface StoreTx {
   registrations: RegistrationRepo;
   credentials: CredentialRepo;
   challenges: ChallengeRepo;
+  /** The verify hot path over the same tables (compiled statements, fewer round trips). */
+  presence: PresenceHotPath;
   receipts: ReceiptRepo;
   signingKeys: SigningKeyRepo;
   outbox: OutboxRepo;

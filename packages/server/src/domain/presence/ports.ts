@@ -1,5 +1,9 @@
 /** What the domain needs from storage for presence (a member of StoreTx in ../ports.ts). */
 import type { Decision } from '@presence/contract';
+import type { CredentialRecord } from '../credentials/ports.js';
+import type { OutboxEventRecord } from '../events/ports.js';
+import type { ReceiptRecord } from '../receipts/ports.js';
+import type { UsageEventRecord } from '../usage/ports.js';
 
 export type ChallengeStatus = 'pending' | 'verified' | 'denied' | 'expired';
 
@@ -38,4 +42,54 @@ export interface ChallengeRepo {
   get(tenantId: string, id: string): Promise<ChallengeRecord | undefined>;
   /** Settles a pending challenge; false when it was no longer pending (someone else decided). */
   settle(tenantId: string, id: string, s: ChallengeSettlement): Promise<boolean>;
+}
+
+/** What a verification reads before it decides: one query for the challenge and the credential. */
+export interface VerifyInputs {
+  challenge: ChallengeRecord;
+  /** The tenant's credential with the presented WebAuthn id; undefined when there is none. */
+  credential: CredentialRecord | undefined;
+}
+
+/** Everything a successful verification writes, in one call (storage/presence-writes.ts). */
+export interface VerifiedSettlement {
+  /** Compare-and-set on the credential: active and still at `expectedSignCount`. */
+  credentialUse: { id: string; expectedSignCount: number; signCount: number; backedUp: boolean };
+  usedAt: number;
+  receipt: ReceiptRecord;
+  usage: UsageEventRecord;
+  event: OutboxEventRecord;
+}
+
+/** Everything a denial writes. */
+export interface DeniedSettlement {
+  tenantId: string;
+  challengeId: string;
+  settlement: ChallengeSettlement;
+  usage: UsageEventRecord;
+  event: OutboxEventRecord;
+}
+
+export type SettleOutcome =
+  /** Everything was written (in the caller's transaction); `seq` is the receipt's. */
+  | { kind: 'settled'; seq: number }
+  /** The challenge was no longer pending: the caller must roll back (the counter may have moved). */
+  | { kind: 'already-decided' }
+  /** The credential's counter moved or it was revoked: nothing was written; re-read it and retry. */
+  | { kind: 'counter-moved' };
+
+/**
+ * The verify hot path: statements compiled once, one read and one write call per verification
+ * (on PostgreSQL the write is one statement; the per-tenant rows it touches come last).
+ * Writes run inside store.transaction, like every other write.
+ */
+export interface PresenceHotPath {
+  readForVerify(
+    tenantId: string,
+    challengeId: string,
+    credentialId: string | null,
+  ): Promise<VerifyInputs | undefined>;
+  settleVerified(s: VerifiedSettlement): Promise<SettleOutcome>;
+  /** 'settled', or 'already-decided' when the challenge was no longer pending (nothing written). */
+  settleDenied(s: DeniedSettlement): Promise<'settled' | 'already-decided'>;
 }

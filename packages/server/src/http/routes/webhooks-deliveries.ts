@@ -38,11 +38,9 @@ export function webhookDeliveryRoutes(app: App, { cursors }: RouteDeps): void {
       response: { 202: WebhookDeliveryEnvelope, ...problemResponses },
     },
     handler: async (request, reply) =>
-      reply
-        .code(202)
-        .send({
-          delivery: await sendTestWebhook(request.deps, tenantOf(request), request.params.endpointId),
-        }),
+      reply.code(202).send({
+        delivery: await sendTestWebhook(request.deps, tenantOf(request), request.params.endpointId),
+      }),
   });
 
   app.get('/v1/webhooks/endpoints/:endpointId/deliveries', {
@@ -115,10 +113,8 @@ export function webhookDeliveryRoutes(app: App, { cursors }: RouteDeps): void {
       response: { 202: WebhookDeliveryEnvelope, ...problemResponses },
     },
     handler: async (request, reply) =>
-      reply
-        .code(202)
-        .send({
-          delivery: await redeliverWebhook(request.deps, tenantOf(request), request.params.deliveryId),
-        }),
+      reply.code(202).send({
+        delivery: await redeliverWebhook(request.deps, tenantOf(request), request.params.deliveryId),
+      }),
   });
 }

@@ -98,7 +98,7 @@ function toRow(c: CredentialRecord): CredentialsTable {
   };
 }
 
-function toCredential(row: CredentialsTable): CredentialRecord {
+export function toCredential(row: CredentialsTable): CredentialRecord {
   return {
     id: row.id,
     tenantId: row.tenant_id,
