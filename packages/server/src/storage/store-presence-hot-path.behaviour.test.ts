@@ -190,6 +190,42 @@ for (const dialect of DIALECTS) {
         expect((await db.store.challenges.get(tenant.id, challenge.id))?.status).toBe('pending');
         expect(await db.store.receiptLog.lastSeq(tenant.id)).toBe(0);
       });
+
+      it('creates a challenge under the quota: counter, challenge, usage and rollups; nothing once full', async () => {
+        const { tenant, policy } = await seedTenant(db.store, records);
+        const create = (limit: number | null) => {
+          const challenge = records.challenge(tenant.id, policy.id, { createdAt: AT });
+          const usage = {
+            id: records.id('use'),
+            tenantId: tenant.id,
+            meter: 'challenges.created',
+            quantity: 1,
+            occurredAt: AT,
+            sourceId: challenge.id,
+          };
+          const made = db.store.transaction(async (tx) => {
+            const counter = await tx.presence.createChallenge({
+              challenge,
+              usage,
+              quota: { periodStart: T0, limit },
+            });
+            if (!counter) throw new Error('quota full');
+            return counter;
+          });
+          return { challenge, made };
+        };
+        const first = create(2);
+        expect(await first.made).toEqual({ used: 1, threshold80At: null, threshold100At: null });
+        expect(await db.store.challenges.get(tenant.id, first.challenge.id)).toEqual(first.challenge);
+        expect((await create(2).made).used).toBe(2);
+        const full = create(2);
+        await expect(full.made).rejects.toThrow('quota full');
+        expect(await db.store.challenges.get(tenant.id, full.challenge.id)).toBeUndefined();
+        expect(await db.store.billing.quotas.get(tenant.id, T0)).toMatchObject({ used: 2 });
+        expect((await create(null).made).used).toBe(3);
+        const hours = await db.store.billing.rollups.list(tenant.id, 'hour', T0 - 3_600_000, T0 + 3_600_000);
+        expect(hours).toEqual([expect.objectContaining({ meter: 'challenges.created', quantity: 3 })]);
+      });
     },
   );
 }

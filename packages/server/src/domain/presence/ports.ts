@@ -1,5 +1,6 @@
 /** What the domain needs from storage for presence (a member of StoreTx in ../ports.ts). */
 import type { Decision } from '@presence/contract';
+import type { QuotaCounter } from '../billing/ports.js';
 import type { CredentialRecord } from '../credentials/ports.js';
 import type { OutboxEventRecord } from '../events/ports.js';
 import type { ReceiptRecord } from '../receipts/ports.js';
@@ -70,6 +71,13 @@ export interface DeniedSettlement {
   event: OutboxEventRecord;
 }
 
+/** A new challenge with its usage event, under the tenant's monthly quota. */
+export interface ChallengeCreation {
+  challenge: ChallengeRecord;
+  usage: UsageEventRecord;
+  quota: { periodStart: number; limit: number | null };
+}
+
 export type SettleOutcome =
   /** Everything was written (in the caller's transaction); `seq` is the receipt's. */
   | { kind: 'settled'; seq: number }
@@ -92,4 +100,10 @@ export interface PresenceHotPath {
   settleVerified(s: VerifiedSettlement): Promise<SettleOutcome>;
   /** 'settled', or 'already-decided' when the challenge was no longer pending (nothing written). */
   settleDenied(s: DeniedSettlement): Promise<'settled' | 'already-decided'>;
+  /**
+   * Takes one challenge from the quota and, only if there was room, stores the challenge and its
+   * usage (rollups included): the quota's counter afterwards, or undefined when it was full (the
+   * caller must then fail its transaction). Inside store.transaction; the per-tenant rows come last.
+   */
+  createChallenge(c: ChallengeCreation): Promise<QuotaCounter | undefined>;
 }

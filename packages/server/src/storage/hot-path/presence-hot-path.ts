@@ -8,7 +8,9 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import { BillingPeriodClosed } from '../../domain/billing/ports.js';
 import { bucketStart } from '../../domain/billing/billing-period.js';
 import type { OutboxEventRecord } from '../../domain/events/ports.js';
+import type { QuotaCounter } from '../../domain/billing/ports.js';
 import type {
+  ChallengeCreation,
   DeniedSettlement,
   PresenceHotPath,
   SettleOutcome,
@@ -42,6 +44,8 @@ export function createPresenceHotPath(db: Kysely<Database>, dialect: Dialect): P
       mapUniqueViolation(() => (dialect === 'postgres' ? pgVerified(run, s) : sqliteVerified(run, s))),
     settleDenied: (s) =>
       mapUniqueViolation(() => (dialect === 'postgres' ? pgDenied(run, s) : sqliteDenied(run, s))),
+    createChallenge: (c) =>
+      mapUniqueViolation(() => (dialect === 'postgres' ? pgCreate(run, c) : sqliteCreate(run, c))),
   };
 }
 
@@ -199,4 +203,66 @@ async function sqliteDenied(run: Run, s: DeniedSettlement): Promise<'settled' | 
   await run(S.INSERT_EVENT, eventValues(s.event));
   await sqliteUsage(run, s.usage);
   return 'settled';
+}
+
+interface QuotaRow {
+  used: number;
+  threshold_80_at: number | null;
+  threshold_100_at: number | null;
+}
+
+function toCounter(row: QuotaRow): QuotaCounter {
+  return {
+    used: Number(row.used),
+    threshold80At: row.threshold_80_at === null ? null : Number(row.threshold_80_at),
+    threshold100At: row.threshold_100_at === null ? null : Number(row.threshold_100_at),
+  };
+}
+
+function challengeValues({ challenge: c }: ChallengeCreation) {
+  return [
+    c.id,
+    c.tenantId,
+    c.actionHashHex,
+    c.subject,
+    c.purpose,
+    c.nonceB64Url,
+    c.challengeB64Url,
+    JSON.stringify(c.allowCredentialIds),
+    c.policyId,
+    c.createdAt,
+    c.expiresAt,
+  ];
+}
+
+async function pgCreate(run: Run, c: ChallengeCreation): Promise<QuotaCounter | undefined> {
+  if (c.quota.limit !== null && c.quota.limit <= 0) return undefined;
+  const [id, tenantId, ...rest] = challengeValues(c);
+  const { rows } = await run<QuotaRow & { rollups: number }>(S.PG_CREATE_CHALLENGE, [
+    tenantId,
+    c.quota.periodStart,
+    c.quota.limit,
+    id,
+    ...rest.slice(0, 8),
+    rest[8],
+    c.usage.id,
+    ...buckets(c.usage.occurredAt),
+  ]);
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  if (row.rollups !== 3) throw new BillingPeriodClosed(c.usage.occurredAt);
+  return toCounter(row);
+}
+
+async function sqliteCreate(run: Run, c: ChallengeCreation): Promise<QuotaCounter | undefined> {
+  if (c.quota.limit !== null && c.quota.limit <= 0) return undefined;
+  await run(S.INSERT_CHALLENGE, challengeValues(c));
+  await sqliteUsage(run, c.usage);
+  // Last: the tenant's quota counter. When full, the caller's transaction rolls the rest back.
+  const { rows } = await run<QuotaRow>(S.TAKE_QUOTA, [
+    c.challenge.tenantId,
+    c.quota.periodStart,
+    c.quota.limit,
+  ]);
+  return rows[0] === undefined ? undefined : toCounter(rows[0]);
 }

@@ -150,6 +150,55 @@ export const PG_SETTLE_DENIED = `with settled as (
   select (select count(*) from settled)::int as settled, (select count(*) from event)::int as events,
          (select count(*) from usage)::int as usages, (select count(*) from rollup)::int as rollups`;
 
+const CHALLENGE_COLUMNS = `id, tenant_id, action_hash_hex, subject, purpose, nonce_b64url, challenge_b64url,
+  allow_credential_ids, policy_id, created_at, expires_at, status`;
+
+/** $1..$11 the new challenge's columns in CHALLENGE_COLUMNS order (status is 'pending'). */
+export const INSERT_CHALLENGE = `insert into challenges (${CHALLENGE_COLUMNS})
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending')`;
+
+/**
+ * $1 tenant, $2 period start, $3 limit (null: none). Adds one challenge to the period's counter
+ * unless it reached the limit; no row back when full. Locks the counter row until commit.
+ */
+export const TAKE_QUOTA = `insert into quota_counters (tenant_id, period_start, used) values ($1, $2, 1)
+  on conflict (tenant_id, period_start) do update set used = quota_counters.used + 1
+  where $3 is null or quota_counters.used < $3
+  returning used, threshold_80_at, threshold_100_at`;
+
+/**
+ * PostgreSQL: a challenge creation's write set in ONE statement: the quota first, and the challenge,
+ * its usage event and the rollups only if the quota had room. The per-tenant rows (quota counter,
+ * rollups) are touched by this statement alone, right before COMMIT.
+ * $1 tenant, $2 period start, $3 limit, $4..$12 the challenge (id, action hash, subject, purpose,
+ * nonce, challenge, allow list JSON, policy id, created_at), $13 expires_at, $14 usage id,
+ * $15 month, $16 day, $17 hour.
+ */
+export const PG_CREATE_CHALLENGE = `with quota as (
+    insert into quota_counters (tenant_id, period_start, used) values ($1, $2, 1)
+    on conflict (tenant_id, period_start) do update set used = quota_counters.used + 1
+    where $3::bigint is null or quota_counters.used < $3::bigint
+    returning used, threshold_80_at, threshold_100_at),
+  challenge as (
+    insert into challenges (${CHALLENGE_COLUMNS})
+    select $4::text, $1, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text,
+           $12::bigint, $13::bigint, 'pending'
+      from quota returning id),
+  usage as (
+    insert into usage_events (id, tenant_id, meter, quantity, occurred_at, source_id)
+    select $14::text, $1, 'challenges.created', 1, $12::bigint, $4::text from challenge returning id),
+  rollup as (
+    insert into usage_rollups (tenant_id, granularity, bucket_start, meter, quantity, sealed)
+    select $1, b.granularity, b.bucket_start, 'challenges.created', 1, 0
+      from challenge cross join (values ('month', $15::bigint), ('day', $16::bigint), ('hour', $17::bigint))
+           as b (granularity, bucket_start)
+    on conflict (tenant_id, granularity, bucket_start, meter)
+    do update set quantity = usage_rollups.quantity + excluded.quantity where usage_rollups.sealed = 0
+    returning granularity)
+  select q.used, q.threshold_80_at, q.threshold_100_at, (select count(*) from challenge)::int as challenges,
+         (select count(*) from rollup)::int as rollups
+    from quota q`;
+
 /** PostgreSQL names of the statements above: prepared once per pooled connection, then reused. */
 export const PREPARED_NAMES: ReadonlyMap<string, string> = new Map(
   Object.entries({
@@ -163,6 +212,9 @@ export const PREPARED_NAMES: ReadonlyMap<string, string> = new Map(
     INSERT_RECEIPT,
     PG_SETTLE_VERIFIED,
     PG_SETTLE_DENIED,
+    INSERT_CHALLENGE,
+    TAKE_QUOTA,
+    PG_CREATE_CHALLENGE,
   }).map(([name, text]) => [text, `presence_${name.toLowerCase()}`]),
 );
 
