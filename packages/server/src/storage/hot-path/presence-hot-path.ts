@@ -4,28 +4,24 @@
  * few cached statements inside the caller's BEGIN IMMEDIATE (no round trips there); PostgreSQL as
  * one named prepared statement (one round trip between BEGIN and COMMIT).
  */
-import { CompiledQuery, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { BillingPeriodClosed } from '../../domain/billing/ports.js';
-import { bucketStart } from '../../domain/billing/billing-period.js';
 import type { OutboxEventRecord } from '../../domain/events/ports.js';
-import type { QuotaCounter } from '../../domain/billing/ports.js';
 import type {
-  ChallengeCreation,
   DeniedSettlement,
   PresenceHotPath,
   SettleOutcome,
   VerifiedSettlement,
 } from '../../domain/presence/ports.js';
-import type { UsageEventRecord } from '../../domain/usage/ports.js';
+import type { Dialect } from '../open-database.js';
 import type { ChallengesTable, CredentialsTable, Database } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 import { toChallenge } from '../repos/challenges.js';
 import { toCredential } from '../repos/credentials.js';
 import { toFlag } from '../repos/rows.js';
+import { createChallengeWrites } from './challenge-creation.js';
+import { buckets, runner, sqliteUsage, type Run } from './run-statement.js';
 import * as S from './statements.js';
-
-type Dialect = 'sqlite' | 'postgres';
-type Run = <R>(text: string, values: readonly unknown[]) => Promise<{ rows: R[]; changed: number }>;
 
 export function createPresenceHotPath(db: Kysely<Database>, dialect: Dialect): PresenceHotPath {
   const run = runner(db, dialect);
@@ -44,25 +40,7 @@ export function createPresenceHotPath(db: Kysely<Database>, dialect: Dialect): P
       mapUniqueViolation(() => (dialect === 'postgres' ? pgVerified(run, s) : sqliteVerified(run, s))),
     settleDenied: (s) =>
       mapUniqueViolation(() => (dialect === 'postgres' ? pgDenied(run, s) : sqliteDenied(run, s))),
-    createChallenge: (c) =>
-      mapUniqueViolation(() => (dialect === 'postgres' ? pgCreate(run, c) : sqliteCreate(run, c))),
-  };
-}
-
-/** Compiled once per text: SQLite's statement cache and PostgreSQL's named statements key on it. */
-function runner(db: Kysely<Database>, dialect: Dialect): Run {
-  const sqlite = new Map<string, ReturnType<typeof S.forSqlite>>();
-  return async <R>(text: string, values: readonly unknown[]) => {
-    let query = text;
-    let parameters = values;
-    if (dialect === 'sqlite') {
-      let converted = sqlite.get(text);
-      if (converted === undefined) sqlite.set(text, (converted = S.forSqlite(text)));
-      query = converted.text;
-      parameters = converted.order(values);
-    }
-    const result = await db.executeQuery<R>(CompiledQuery.raw(query, [...parameters]));
-    return { rows: result.rows, changed: Number(result.numAffectedRows ?? 0n) };
+    createChallenge: (c) => mapUniqueViolation(() => createChallengeWrites(run, dialect, c)),
   };
 }
 
@@ -73,16 +51,8 @@ function credentialOf(row: Record<string, unknown>) {
   return toCredential(credential as CredentialsTable);
 }
 
-function buckets(at: number): [number, number, number] {
-  return [bucketStart('month', at), bucketStart('day', at), bucketStart('hour', at)];
-}
-
 function eventValues(e: OutboxEventRecord) {
   return [e.id, e.tenantId, e.type, JSON.stringify(e.payload ?? null), e.createdAt];
-}
-
-function usageValues(u: UsageEventRecord) {
-  return [u.id, u.tenantId, u.meter, u.quantity, u.occurredAt, u.sourceId];
 }
 
 async function pgVerified(run: Run, s: VerifiedSettlement): Promise<SettleOutcome> {
@@ -160,12 +130,6 @@ async function sqliteVerified(run: Run, s: VerifiedSettlement): Promise<SettleOu
   return { kind: 'settled', seq };
 }
 
-async function sqliteUsage(run: Run, u: UsageEventRecord): Promise<void> {
-  await run(S.INSERT_USAGE, usageValues(u));
-  const counted = await run(S.ADD_TO_ROLLUPS, [u.tenantId, u.meter, u.quantity, ...buckets(u.occurredAt)]);
-  if (counted.rows.length !== 3) throw new BillingPeriodClosed(u.occurredAt);
-}
-
 async function pgDenied(run: Run, s: DeniedSettlement): Promise<'settled' | 'already-decided'> {
   const d = s.settlement;
   const { rows } = await run<{ settled: number; rollups: number }>(S.PG_SETTLE_DENIED, [
@@ -203,66 +167,4 @@ async function sqliteDenied(run: Run, s: DeniedSettlement): Promise<'settled' | 
   await run(S.INSERT_EVENT, eventValues(s.event));
   await sqliteUsage(run, s.usage);
   return 'settled';
-}
-
-interface QuotaRow {
-  used: number;
-  threshold_80_at: number | null;
-  threshold_100_at: number | null;
-}
-
-function toCounter(row: QuotaRow): QuotaCounter {
-  return {
-    used: Number(row.used),
-    threshold80At: row.threshold_80_at === null ? null : Number(row.threshold_80_at),
-    threshold100At: row.threshold_100_at === null ? null : Number(row.threshold_100_at),
-  };
-}
-
-function challengeValues({ challenge: c }: ChallengeCreation) {
-  return [
-    c.id,
-    c.tenantId,
-    c.actionHashHex,
-    c.subject,
-    c.purpose,
-    c.nonceB64Url,
-    c.challengeB64Url,
-    JSON.stringify(c.allowCredentialIds),
-    c.policyId,
-    c.createdAt,
-    c.expiresAt,
-  ];
-}
-
-async function pgCreate(run: Run, c: ChallengeCreation): Promise<QuotaCounter | undefined> {
-  if (c.quota.limit !== null && c.quota.limit <= 0) return undefined;
-  const [id, tenantId, ...rest] = challengeValues(c);
-  const { rows } = await run<QuotaRow & { rollups: number }>(S.PG_CREATE_CHALLENGE, [
-    tenantId,
-    c.quota.periodStart,
-    c.quota.limit,
-    id,
-    ...rest.slice(0, 8),
-    rest[8],
-    c.usage.id,
-    ...buckets(c.usage.occurredAt),
-  ]);
-  const row = rows[0];
-  if (row === undefined) return undefined;
-  if (row.rollups !== 3) throw new BillingPeriodClosed(c.usage.occurredAt);
-  return toCounter(row);
-}
-
-async function sqliteCreate(run: Run, c: ChallengeCreation): Promise<QuotaCounter | undefined> {
-  if (c.quota.limit !== null && c.quota.limit <= 0) return undefined;
-  await run(S.INSERT_CHALLENGE, challengeValues(c));
-  await sqliteUsage(run, c.usage);
-  // Last: the tenant's quota counter. When full, the caller's transaction rolls the rest back.
-  const { rows } = await run<QuotaRow>(S.TAKE_QUOTA, [
-    c.challenge.tenantId,
-    c.quota.periodStart,
-    c.quota.limit,
-  ]);
-  return rows[0] === undefined ? undefined : toCounter(rows[0]);
 }
