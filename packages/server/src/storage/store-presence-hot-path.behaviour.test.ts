@@ -129,7 +129,7 @@ for (const dialect of DIALECTS) {
         await db.store.challenges.settle(fresh.tenant.id, fresh.challenge.id, {
           status: 'denied',
           usedAt: AT,
-          decision: 'USER_VERIFICATION_MISSING',
+          decision: 'USER_NOT_VERIFIED',
           reason: 'x',
           receiptId: null,
           credentialRef: null,
