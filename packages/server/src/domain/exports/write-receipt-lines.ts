@@ -18,32 +18,13 @@ export async function* writeReceiptLines(
   let position = state.start;
   while (filter && position) {
     signal.throwIfAborted();
-    const batch = await readBatch(deps, state, filter, position, batchSize);
+    const batch = await deps.store.receiptLog.list(state.record.tenantId, filter, position, batchSize);
     signal.throwIfAborted();
-    if (batch.count === 0) return;
-    yield* batch.chunks;
-    if (batch.count < batchSize) return;
-    position = { ...position, after: batch.lastSeq };
+    if (batch.length === 0) return;
+    yield* encodeLines(batch.map((entry) => receiptLine(state, entry)));
+    if (batch.length < batchSize) return;
+    position = { ...position, after: batch.at(-1)!.seq };
   }
-}
-
-/**
- * One batch, already encoded. The rows and lines are garbage before the first chunk is handed on:
- * nothing read from the database lives across the zip's and the socket's waits, so it dies young
- * instead of being promoted and piling up in the old generation until a full collection (which,
- * with rows arriving asynchronously from PostgreSQL, is what drove the export's peak RSS).
- */
-async function readBatch(
-  deps: Pick<Deps, 'store'>,
-  state: PackState,
-  filter: NonNullable<PackState['filter']>,
-  position: NonNullable<PackState['start']>,
-  batchSize: number,
-): Promise<{ chunks: Buffer[]; count: number; lastSeq: number }> {
-  const batch = await deps.store.receiptLog.list(state.record.tenantId, filter, position, batchSize);
-  if (batch.length === 0) return { chunks: [], count: 0, lastSeq: 0 };
-  const chunks = [...encodeLines(batch.map((entry) => receiptLine(state, entry)))];
-  return { chunks, count: batch.length, lastSeq: batch.at(-1)!.seq };
 }
 
 /** Bytes per chunk handed to the zip: small enough that each one dies young (see encodeLines). */
