@@ -4,7 +4,7 @@
 //         [--profile <dir>]  (server started with --cpu-prof; prints where the verification time goes)
 //         [--json <file>]    (all figures, machine-readable)
 //         [--light-concurrency 4]  (the light-load latency phase)
-//         [--no-scale] [--scale-rounds 1]  (PostgreSQL: one vs two server processes, 1 and 16 tenants)
+//         [--scale-rounds 1]  (PostgreSQL: one vs two server processes, 1 and 16 tenants; 0 skips)
 // Method and the latest figures: docs/performance.md.
 //
 // Presence verify throughput, end to end over HTTP, next to a ceiling measured in the same run:
@@ -66,8 +66,7 @@ const { values: args } = parseArgs({
     'micro-ms': { type: 'string', default: '1000' },
     profile: { type: 'string' },
     json: { type: 'string' },
-    // PostgreSQL only: one vs two server processes, for one tenant and for 16 tenants.
-    scale: { type: 'boolean', default: true },
+    // PostgreSQL only: one vs two server processes, for one tenant and for 16 tenants (0: skip).
     'scale-rounds': { type: 'string', default: '1' },
     'light-concurrency': { type: 'string', default: '4' },
   },
@@ -490,7 +489,7 @@ async function benchDatabase(db) {
   const lanes = authenticators.map(({ subject, authenticator }) => ({ headers, subject, authenticator }));
   const light = await lightPhase({ origin, lanes, rate: verifications.opsPerS });
   const scale =
-    args.scale && db === 'postgres'
+    scaleRounds > 0 && db === 'postgres'
       ? await scalePhases({ env, origin, lanes, rate: verifications.opsPerS })
       : null;
   await stopChild(server);
