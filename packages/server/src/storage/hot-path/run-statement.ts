@@ -11,13 +11,12 @@ export type Run = <R>(text: string, values: readonly unknown[]) => Promise<{ row
 
 /** Compiled once per text: SQLite's statement cache and PostgreSQL's named statements key on it. */
 export function runner(db: Kysely<Database>, dialect: Dialect): Run {
-  const sqlite = new Map<string, ReturnType<typeof S.forSqlite>>();
   return async <R>(text: string, values: readonly unknown[]) => {
     let query = text;
     let parameters = values;
     if (dialect === 'sqlite') {
-      let converted = sqlite.get(text);
-      if (converted === undefined) sqlite.set(text, (converted = S.forSqlite(text)));
+      const converted = S.SQLITE_FORMS.get(text);
+      if (converted === undefined) throw new Error('not a hot-path statement');
       query = converted.text;
       parameters = converted.order(values);
     }

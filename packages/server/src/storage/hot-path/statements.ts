@@ -199,23 +199,26 @@ export const PG_CREATE_CHALLENGE = `with quota as (
          (select count(*) from rollup)::int as rollups
     from quota q`;
 
+/** Every hot-path statement by name. */
+const HOT_STATEMENTS = {
+  READ_FOR_VERIFY,
+  CLAIM_COUNTER,
+  SETTLE_CHALLENGE,
+  INSERT_EVENT,
+  INSERT_USAGE,
+  ADD_TO_ROLLUPS,
+  NEXT_RECEIPT_SEQ,
+  INSERT_RECEIPT,
+  PG_SETTLE_VERIFIED,
+  PG_SETTLE_DENIED,
+  INSERT_CHALLENGE,
+  TAKE_QUOTA,
+  PG_CREATE_CHALLENGE,
+};
+
 /** PostgreSQL names of the statements above: prepared once per pooled connection, then reused. */
 export const PREPARED_NAMES: ReadonlyMap<string, string> = new Map(
-  Object.entries({
-    READ_FOR_VERIFY,
-    CLAIM_COUNTER,
-    SETTLE_CHALLENGE,
-    INSERT_EVENT,
-    INSERT_USAGE,
-    ADD_TO_ROLLUPS,
-    NEXT_RECEIPT_SEQ,
-    INSERT_RECEIPT,
-    PG_SETTLE_VERIFIED,
-    PG_SETTLE_DENIED,
-    INSERT_CHALLENGE,
-    TAKE_QUOTA,
-    PG_CREATE_CHALLENGE,
-  }).map(([name, text]) => [text, `presence_${name.toLowerCase()}`]),
+  Object.entries(HOT_STATEMENTS).map(([name, text]) => [text, `presence_${name.toLowerCase()}`]),
 );
 
 /** `$n` placeholders → `?` for SQLite, with a function that orders the values to match. */
@@ -227,3 +230,8 @@ export function forSqlite(text: string): { text: string; order: (values: readonl
   });
   return { text: converted, order: (values) => indexes.map((i) => values[i]) };
 }
+
+/** The SQLite form of every hot statement, converted once when the module loads. */
+export const SQLITE_FORMS: ReadonlyMap<string, ReturnType<typeof forSqlite>> = new Map(
+  Object.values(HOT_STATEMENTS).map((text) => [text, forSqlite(text)]),
+);
