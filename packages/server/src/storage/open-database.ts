@@ -117,6 +117,7 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Kysely<
  * other text runs unnamed, as before, so the set of prepared statements per connection is fixed.
  */
 class PreparingClient extends pg.Client {
+  // pg's many query() overloads cannot be restated here; the result is always the base method's.
   override query(...args: unknown[]): never {
     const [text, values] = args;
     const name = typeof text === 'string' && args.length === 2 ? PREPARED_NAMES.get(text) : undefined;
