@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Deps } from '../domain/deps.js';
+import { createMetrics } from '../observability/create-metrics.js';
 import { buildApp } from './app.js';
 import type { RouteDeps } from './routes/route-deps.js';
 
@@ -16,7 +17,8 @@ describe('route registration', () => {
       logger: false,
       bodyLimitBytes: 1024,
       trustProxy: false,
-      rateLimitPerMinute: 0,
+      rateLimits: {},
+      metrics: createMetrics(),
       cursorKey: Buffer.alloc(32),
       plugins: [
         async (_app, routeDeps) => {
@@ -26,7 +28,7 @@ describe('route registration', () => {
     });
     await app.ready();
     expect(seen).toBeDefined();
-    expect(Object.keys(seen!)).toEqual(['cursors']);
+    expect(Object.keys(seen!).sort()).toEqual(['cursors', 'metrics']);
     for (const value of Object.values(seen!)) {
       expect(value).not.toBe(marker);
       expect(value).not.toBe(marker.store);
@@ -41,7 +43,8 @@ describe('route registration', () => {
       logger: false,
       bodyLimitBytes: 1024,
       trustProxy: false,
-      rateLimitPerMinute: 0,
+      rateLimits: {},
+      metrics: createMetrics(),
       cursorKey: Buffer.alloc(32),
       plugins: [
         async (api) => {

@@ -1,3 +1,4 @@
+import type { Metrics } from '../../observability/create-metrics.js';
 import type { CursorCodec } from '../cursor.js';
 
 /**
@@ -10,4 +11,6 @@ import type { CursorCodec } from '../cursor.js';
  */
 export interface RouteDeps {
   cursors: CursorCodec;
+  /** Where routes record what the request metrics cannot see (decisions, export bytes). */
+  metrics: Metrics;
 }
