@@ -18,6 +18,7 @@ import type { ChallengesTable, CredentialsTable, Database } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 import { toChallenge } from '../repos/challenges.js';
 import { toCredential } from '../repos/credentials.js';
+import { currentTraceParent } from '../repos/outbox.js';
 import { toFlag } from '../repos/rows.js';
 import { createChallengeWrites } from './challenge-creation.js';
 import { buckets, runner, sqliteUsage, type Run } from './run-statement.js';
@@ -52,7 +53,7 @@ function credentialOf(row: Record<string, unknown>) {
 }
 
 function eventValues(e: OutboxEventRecord) {
-  return [e.id, e.tenantId, e.type, JSON.stringify(e.payload ?? null), e.createdAt];
+  return [e.id, e.tenantId, e.type, JSON.stringify(e.payload ?? null), e.createdAt, currentTraceParent()];
 }
 
 async function pgVerified(run: Run, s: VerifiedSettlement): Promise<SettleOutcome> {
@@ -79,6 +80,7 @@ async function pgVerified(run: Run, s: VerifiedSettlement): Promise<SettleOutcom
       r.hashHex,
       r.kid,
       r.signatureB64Url,
+      currentTraceParent(),
     ],
   );
   const row = rows[0]!;
@@ -144,6 +146,7 @@ async function pgDenied(run: Run, s: DeniedSettlement): Promise<'settled' | 'alr
     JSON.stringify(s.event.payload ?? null),
     s.usage.id,
     ...buckets(s.usage.occurredAt),
+    currentTraceParent(),
   ]);
   const row = rows[0]!;
   if (row.settled === 0) return 'already-decided';

@@ -46,9 +46,9 @@ export const SETTLE_CHALLENGE = `update challenges set status = $1, used_at = $2
   receipt_id = $5, credential_ref = $6
   where tenant_id = $7 and id = $8 and status = 'pending'`;
 
-/** $1 id, $2 tenant, $3 type, $4 payload JSON, $5 created_at. */
-export const INSERT_EVENT = `insert into outbox_events (id, tenant_id, type, payload, created_at)
-  values ($1, $2, $3, $4, $5)`;
+/** $1 id, $2 tenant, $3 type, $4 payload JSON, $5 created_at, $6 trace parent (null: none). */
+export const INSERT_EVENT = `insert into outbox_events (id, tenant_id, type, payload, created_at, trace_parent)
+  values ($1, $2, $3, $4, $5, $6)`;
 
 /** $1 id, $2 tenant, $3 meter, $4 quantity, $5 occurred_at, $6 source id. */
 export const INSERT_USAGE = `insert into usage_events (id, tenant_id, meter, quantity, occurred_at, source_id)
@@ -85,7 +85,8 @@ export const INSERT_RECEIPT = `insert into receipts (${RECEIPT_COLUMNS})
  * $1 signCount, $2 backedUp, $3 at, $4 credential row id, $5 expected signCount,
  * $6 receipt id, $7 tenant, $8 challenge id, $9 event id, $10 event payload JSON,
  * $11 usage id, $12 month, $13 day, $14 hour,
- * $15 subject, $16 action hash, $17 issued_at, $18 canonical JSON, $19 hash, $20 kid, $21 signature.
+ * $15 subject, $16 action hash, $17 issued_at, $18 canonical JSON, $19 hash, $20 kid, $21 signature,
+ * $22 the event's trace parent.
  */
 export const PG_SETTLE_VERIFIED = `with cas as (
     update credentials set sign_count = $1, backed_up = $2, last_used_at = $3
@@ -97,8 +98,8 @@ export const PG_SETTLE_VERIFIED = `with cas as (
      where tenant_id = $7 and id = $8 and status = 'pending' and exists (select 1 from cas)
     returning id),
   event as (
-    insert into outbox_events (id, tenant_id, type, payload, created_at)
-    select $9::text, $7, 'receipt.created', $10::text, $3 from settled returning id),
+    insert into outbox_events (id, tenant_id, type, payload, created_at, trace_parent)
+    select $9::text, $7, 'receipt.created', $10::text, $3, $22::text from settled returning id),
   usage as (
     insert into usage_events (id, tenant_id, meter, quantity, occurred_at, source_id)
     select $11::text, $7, 'presence.verified', 1, $3, $8 from settled returning id),
@@ -126,7 +127,7 @@ export const PG_SETTLE_VERIFIED = `with cas as (
 /**
  * PostgreSQL: a denial's write set in one statement. $1 status, $2 used_at, $3 decision,
  * $4 reason, $5 credential ref, $6 tenant, $7 challenge id, $8 event id, $9 event payload JSON,
- * $10 usage id, $11 month, $12 day, $13 hour.
+ * $10 usage id, $11 month, $12 day, $13 hour, $14 the event's trace parent.
  */
 export const PG_SETTLE_DENIED = `with settled as (
     update challenges set status = $1, used_at = $2, decision = $3, reason = $4, receipt_id = null,
@@ -134,8 +135,8 @@ export const PG_SETTLE_DENIED = `with settled as (
      where tenant_id = $6 and id = $7 and status = 'pending'
     returning id),
   event as (
-    insert into outbox_events (id, tenant_id, type, payload, created_at)
-    select $8::text, $6, 'presence.denied', $9::text, $2 from settled returning id),
+    insert into outbox_events (id, tenant_id, type, payload, created_at, trace_parent)
+    select $8::text, $6, 'presence.denied', $9::text, $2, $14::text from settled returning id),
   usage as (
     insert into usage_events (id, tenant_id, meter, quantity, occurred_at, source_id)
     select $10::text, $6, 'presence.denied', 1, $2, $7 from settled returning id),
