@@ -77,6 +77,24 @@ export default tseslint.config(
     },
   },
   {
+    // Handlers reach the domain through request.deps only (see http/routes/route-deps.ts).
+    files: ['packages/server/src/http/**/*.ts', 'packages/server/src/portal/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/compose.js', '**/storage/**'],
+              message: 'Routes use request.deps, never their own store.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['packages/contract/src/**/*.ts', 'packages/sdk/src/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {

@@ -5,7 +5,8 @@
 import { Pool } from 'undici';
 
 /**
- * next(worker) → { path, body } | null   (null: this worker's supply is exhausted → the phase ends)
+ * next(worker) → { path, body, headers? } | null   (null: this worker's supply is exhausted → the phase ends;
+ *   headers, when given, replace the phase's for that request: several tenants in one phase)
  * check(status, text, worker) → true when the response is the expected success
  * Returns ops/s over the recorded window, latency percentiles (ms) and error counts.
  */
@@ -39,7 +40,12 @@ export async function runLoad({ origin, headers, concurrency, warmupMs, seconds,
       let ok = false;
       let detail = '';
       try {
-        const res = await pool.request({ method: 'POST', path: request.path, headers, body: request.body });
+        const res = await pool.request({
+          method: 'POST',
+          path: request.path,
+          headers: request.headers ?? headers,
+          body: request.body,
+        });
         const text = await res.body.text();
         ok = check(res.statusCode, text, w);
         if (!ok) detail = `${res.statusCode} ${text.slice(0, 300)}`;

@@ -3,6 +3,8 @@
 //         [--max-count 500000] [--pg-url postgres://postgres@127.0.0.1:5432] [--micro-ms 1000]
 //         [--profile <dir>]  (server started with --cpu-prof; prints where the verification time goes)
 //         [--json <file>]    (all figures, machine-readable)
+//         [--light-concurrency 4]  (the light-load latency phase)
+//         [--scale-rounds 1]  (PostgreSQL: one vs two server processes, 1 and 16 tenants; 0 skips)
 // Method and the latest figures: docs/performance.md.
 //
 // Presence verify throughput, end to end over HTTP, next to a ceiling measured in the same run:
@@ -15,6 +17,9 @@
 //        verifications: POST /v1/presence/verify with assertions signed BEFORE the phase starts
 //                       (each one settles a challenge and commits a signed receipt durably)
 //        ceiling:       the same Fastify, same client, concurrency and body: one raw verify per request
+//        light load:    verifications at 4 connections (latency when not saturated)
+//        scale (PostgreSQL): a second server process on the same database; verifications for ONE
+//                       tenant and for 16 tenants through one process, then through both
 //      sqlite-tmpfs and postgres-nosync are not durable; they only show what the durable commit costs.
 // The load generator is this process; each server is a separate process. Every phase is bounded by
 // time and count; child processes, temp dirs and the PostgreSQL database are removed even on failure.
@@ -33,6 +38,7 @@ import { combineRuns, runLoad } from './load.mjs';
 import { durabilityMicro, signatureMicro } from './micro.mjs';
 import { printProfile, summariseProfile } from './profile-summary.mjs';
 import { SoftAuthenticator } from './soft-authenticator.mjs';
+import { makeSupply, verifyAcross } from './supply.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const SERVER = join(ROOT, 'packages/server/dist/main.js');
@@ -60,6 +66,9 @@ const { values: args } = parseArgs({
     'micro-ms': { type: 'string', default: '1000' },
     profile: { type: 'string' },
     json: { type: 'string' },
+    // PostgreSQL only: one vs two server processes, for one tenant and for 16 tenants (0: skip).
+    'scale-rounds': { type: 'string', default: '1' },
+    'light-concurrency': { type: 'string', default: '4' },
   },
 });
 const seconds = Number(args.seconds);
@@ -475,6 +484,14 @@ async function benchDatabase(db) {
     },
     check: (status, text) => status === 200 && JSON.parse(text).decision === 'PRESENCE_VERIFIED',
   });
+
+  // Light load: the latency a caller sees when the service is not saturated.
+  const lanes = authenticators.map(({ subject, authenticator }) => ({ headers, subject, authenticator }));
+  const light = await lightPhase({ origin, lanes, rate: verifications.opsPerS });
+  const scale =
+    scaleRounds > 0 && db === 'postgres'
+      ? await scalePhases({ env, origin, lanes, rate: verifications.opsPerS })
+      : null;
   await stopChild(server);
 
   let profile = null;
@@ -492,7 +509,121 @@ async function benchDatabase(db) {
   const ceiling = combineRuns(ceilingBefore, ceilingAfter);
   ceiling.cpu = averageCpu(ceilingBefore.cpu, ceilingAfter.cpu);
 
-  return { db, creations, verifications, ceiling, bodyBytes: Buffer.byteLength(ceilingBody), profile };
+  return {
+    db,
+    creations,
+    verifications,
+    light,
+    scale,
+    ceiling,
+    bodyBytes: Buffer.byteLength(ceilingBody),
+    profile,
+  };
+}
+
+const lightConcurrency = Number(args['light-concurrency']);
+const scaleRounds = Number(args['scale-rounds']);
+
+/** Enough challenges for one phase at `rate` ops/s (with margin), never more than --max-count. */
+function supplyCount(rate) {
+  return Math.max(200, Math.min(maxCount, Math.ceil(1.4 * rate * seconds)));
+}
+
+async function lightPhase({ origin, lanes, rate }) {
+  const used = lanes.slice(0, 2 * lightConcurrency);
+  const supply = await makeSupply({ origin, lanes: used, count: supplyCount(rate), concurrency });
+  return verifyAcross({
+    origins: [origin],
+    lanes: used,
+    supply,
+    concurrency: lightConcurrency,
+    warmupMs,
+    seconds,
+  });
+}
+
+/**
+ * PostgreSQL: does a second server process add throughput? For ONE tenant (its per-tenant rows are
+ * the limit) and for 16 tenants (one per connection). Each pairing is measured in the same round,
+ * one process then two; --scale-rounds repeats the rounds and the medians are reported.
+ */
+async function scalePhases({ env, origin, lanes, rate }) {
+  const port = await freePort();
+  const second = startChild(SERVER, [], { ...env, PORT: String(port) }, 'second presence server');
+  const origin2 = `http://127.0.0.1:${port}`;
+  await waitReady(second, `${origin2}/readyz`);
+  const manyTenants = await Promise.all(
+    Array.from({ length: concurrency }, (_, i) => enrolTenant(env, origin, `bench-${i}`)),
+  );
+  const many = manyTenants.flat();
+  const rounds = [];
+  for (let r = 0; r < scaleRounds; r++) {
+    const round = {};
+    for (const [name, use] of [
+      ['oneTenant', lanes],
+      ['manyTenants', many],
+    ]) {
+      for (const [processes, origins] of [
+        [1, [origin]],
+        [2, [origin, origin2]],
+      ]) {
+        const supply = await makeSupply({
+          origin,
+          lanes: use,
+          count: supplyCount(rate * processes),
+          concurrency,
+        });
+        round[`${name}${processes}`] = await verifyAcross({
+          origins,
+          lanes: use,
+          supply,
+          concurrency,
+          warmupMs,
+          seconds,
+        });
+      }
+    }
+    rounds.push(round);
+  }
+  await stopChild(second);
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return {
+    rounds,
+    oneTenantGain: median(rounds.map((x) => x.oneTenant2.opsPerS / x.oneTenant1.opsPerS)),
+    manyTenantsGain: median(rounds.map((x) => x.manyTenants2.opsPerS / x.manyTenants1.opsPerS)),
+  };
+}
+
+/** A tenant made with the CLI (asynchronously) and two enrolled authenticators as lanes. */
+async function enrolTenant(env, origin, name) {
+  const out = await new Promise((ok, fail) => {
+    const child = spawn(
+      process.execPath,
+      [CLI, 'tenant', 'create', '--name', name, '--rp-id', RP_ID, '--origin', ORIGIN, '--json'],
+      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let text = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (text += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (text += d));
+    child.on('exit', (code) => (code === 0 ? ok(text) : fail(new Error(`tenant create: ${text}`))));
+  });
+  const { apiKey } = JSON.parse(out.trim().split('\n').pop());
+  const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+  const lanes = [];
+  for (let i = 0; i < 2; i++) {
+    const subject = `${name}-user-${i}`;
+    const options = await postJson(`${origin}/v1/presence/credentials/options`, headers, { subject }, 200);
+    const authenticator = new SoftAuthenticator(RP_ID, ORIGIN);
+    const credential = authenticator.register(options.publicKey.challenge);
+    await postJson(
+      `${origin}/v1/presence/credentials`,
+      headers,
+      { registrationId: options.registrationId, credential },
+      201,
+    );
+    lanes.push({ headers, subject, authenticator });
+  }
+  return lanes;
 }
 
 async function postJson(url, headers, body, expected) {
@@ -592,6 +723,27 @@ function printResults(micro, durability, results) {
   console.log(
     `(verify request body ${results[0]?.bodyBytes ?? 0} bytes; ceiling uses the same body and headers)`,
   );
+  console.log(`\n== light load: verifications at ${lightConcurrency} connections (ops/s, p50 / p99 ms)`);
+  for (const r of results) {
+    console.log(
+      `${r.db.padEnd(15)} ${f0(r.light.opsPerS).padStart(7)}/s  ${lat(r.light)}  (n=${r.light.count})`,
+    );
+  }
+  for (const r of results) {
+    if (!r.scale) continue;
+    console.log(
+      `\n== ${r.db}: one vs two server processes, ${concurrency} connections (ops/s, p50 / p99 ms)`,
+    );
+    r.scale.rounds.forEach((x, i) => {
+      for (const key of ['oneTenant1', 'oneTenant2', 'manyTenants1', 'manyTenants2']) {
+        console.log(`round ${i + 1} ${key.padEnd(13)} ${f0(x[key].opsPerS).padStart(7)}/s  ${lat(x[key])}`);
+      }
+    });
+    console.log(
+      `two processes ÷ one (median of ${r.scale.rounds.length} round(s)): one tenant ${f2(r.scale.oneTenantGain)}×, ` +
+        `${concurrency} tenants ${f2(r.scale.manyTenantsGain)}×`,
+    );
+  }
   for (const r of results) {
     if (!r.profile) continue;
     console.log(`\n== server CPU profile, ${r.db}, verification window: ${r.profile.file}`);

@@ -1,3 +1,5 @@
+import { createApiKeyCache } from './domain/api-keys/api-key-cache.js';
+import { createPolicyCache } from './domain/policy/policy-cache.js';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from './config/load-config.js';
@@ -94,6 +96,8 @@ export async function depsFromStore(
     secrets,
     signer,
     publicKeys: new PublicKeyCache(),
+    apiKeys: createApiKeyCache(clock),
+    policies: createPolicyCache(clock),
     webhooks,
     billing,
   };

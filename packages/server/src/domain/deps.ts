@@ -1,4 +1,6 @@
+import type { ApiKeyCache } from './api-keys/api-key-cache.js';
 import type { BillingSettings } from './billing/billing-settings.js';
+import type { PolicyCache } from './policy/policy-cache.js';
 import type { Clock, Random, Store } from './ports.js';
 import type { SecretBox } from './secrets.js';
 import type { ReceiptSigner } from './receipts/receipt-signer.js';
@@ -13,6 +15,10 @@ export interface Deps {
   secrets: SecretBox;
   signer: ReceiptSigner;
   publicKeys: PublicKeyCache;
+  /** Authenticated API keys, for a few seconds (api-keys/api-key-cache.ts). */
+  apiKeys: ApiKeyCache;
+  /** Immutable policy versions (policy/policy-cache.ts). */
+  policies: PolicyCache;
   /** Resolves, checks and calls webhook URLs (SSRF policy included). */
   webhooks: WebhookTransport;
   /** Default plan, close grace window, operator token (domain/billing). */

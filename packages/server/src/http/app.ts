@@ -76,11 +76,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   registerKeyLimit(app, options.rateLimits, options.metrics);
   registerIdempotency(app, deps);
   registerMetricsRoute(app, options.metrics, options.metricsToken);
-  const routeDeps: RouteDeps = {
-    deps,
-    cursors: new CursorCodec(options.cursorKey),
-    metrics: options.metrics,
-  };
+  const routeDeps: RouteDeps = { cursors: new CursorCodec(options.cursorKey), metrics: options.metrics };
   for (const routes of [
     publicRoutes,
     presenceRoutes,

@@ -47,7 +47,7 @@ async function isForeignChallenge(deps: Deps, tenantId: string, challengeId: str
  * The demo's backend: what a caller's server does for the development tenant. It calls the
  * domain directly (no API key in the browser) and fixes the action: the browser never names it.
  */
-export function demoRoutes(app: App, deps: Deps, tenantId: string): void {
+export function demoRoutes(app: App, tenantId: string): void {
   app.post('/demo/api/registration-options', {
     schema: {
       hide: true,
@@ -55,7 +55,7 @@ export function demoRoutes(app: App, deps: Deps, tenantId: string): void {
       response: { 200: RegistrationOptions, ...problemResponses },
     },
     handler: async (request) =>
-      createRegistrationOptions(deps, tenantId, {
+      createRegistrationOptions(request.deps, tenantId, {
         subject: request.body.subject,
         displayName: 'Presence demo',
       }),
@@ -68,7 +68,7 @@ export function demoRoutes(app: App, deps: Deps, tenantId: string): void {
       response: { 201: CredentialCreated, ...problemResponses },
     },
     handler: async (request, reply) =>
-      reply.code(201).send({ credential: await registerCredential(deps, tenantId, request.body) }),
+      reply.code(201).send({ credential: await registerCredential(request.deps, tenantId, request.body) }),
   });
 
   app.post('/demo/api/challenges', {
@@ -79,7 +79,7 @@ export function demoRoutes(app: App, deps: Deps, tenantId: string): void {
         subject: request.body.subject,
         purpose: 'presence demo payout',
       };
-      return reply.code(201).send(await createChallenge(deps, tenantId, input));
+      return reply.code(201).send(await createChallenge(request.deps, tenantId, input));
     },
   });
 
@@ -87,14 +87,14 @@ export function demoRoutes(app: App, deps: Deps, tenantId: string): void {
     schema: { hide: true, body: VerifyBody, response: { 200: VerifyResult, ...problemResponses } },
     handler: async (request): Promise<VerifyResult> => {
       const { challengeId } = request.body;
-      if (await isForeignChallenge(deps, tenantId, challengeId)) {
+      if (await isForeignChallenge(request.deps, tenantId, challengeId)) {
         return {
           decision: 'CHALLENGE_NOT_FOUND',
           challengeId,
           reason: 'the demo made no challenge with this id',
         };
       }
-      const result = await verifyPresence(deps, tenantId, request.body);
+      const result = await verifyPresence(request.deps, tenantId, request.body);
       request.log.info(
         { challengeId: result.challengeId, decision: result.decision },
         'demo presence decision',
@@ -106,7 +106,7 @@ export function demoRoutes(app: App, deps: Deps, tenantId: string): void {
   app.get('/demo/api/receipts/:receiptId', {
     schema: { hide: true, params: ReceiptParams, response: { 200: SignedReceipt, ...problemResponses } },
     handler: async (request) => {
-      const signed = await getReceipt(deps, tenantId, request.params.receiptId);
+      const signed = await getReceipt(request.deps, tenantId, request.params.receiptId);
       if (signed.receipt.actionHashHex !== DEMO_ACTION_HASH_HEX)
         throw new DomainError('not_found', 'no demo receipt has this id');
       return signed;

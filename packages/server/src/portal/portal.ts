@@ -16,11 +16,10 @@ const DEMO_ASSETS = '/demo/assets';
 
 /** Operator pages and the demo page, in their own encapsulated Fastify context. */
 export function portal(options: PortalOptions) {
-  return async (app: App, routeDeps: RouteDeps): Promise<void> => {
+  return async (app: App, _routeDeps: RouteDeps): Promise<void> => {
     const tenantId = options.demoTenantId;
     // Without a development tenant there is no demo: /demo falls through to the API's 404 problem+json.
     if (tenantId === undefined) return;
-    const { deps } = routeDeps;
     const assets = await loadAssets(DEMO_ASSETS, {
       'demo.js': portalAssetPath('demo.js'),
       'demo.css': portalAssetPath('demo.css'),
@@ -29,9 +28,9 @@ export function portal(options: PortalOptions) {
     await app.register(async (child) => {
       addSecurityHeaders(child);
       serveAssets(child, assets);
-      demoRoutes(child, deps, tenantId);
-      child.get('/demo', { schema: { hide: true } }, async (_request, reply) => {
-        const { rules } = await currentPolicy(deps, tenantId);
+      demoRoutes(child, tenantId);
+      child.get('/demo', { schema: { hide: true } }, async (request, reply) => {
+        const { rules } = await currentPolicy(request.deps, tenantId);
         const page = renderDemoPage({
           action: DEMO_ACTION,
           canonicalJson: DEMO_ACTION_CANONICAL,

@@ -8,6 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import type { Tracer } from '@opentelemetry/api';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect } from 'kysely';
 import pg from 'pg';
+import { PREPARED_NAMES } from './hot-path/statements.js';
 import type { Database } from './schema.js';
 import { tracedDialect } from './traced-dialect.js';
 
@@ -111,6 +112,7 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Kysely<
     throw new Error(`pgSchema must match ${SCHEMA_NAME.source}`);
   }
   const pool = new pg.Pool({
+    Client: PreparingClient,
     connectionString: url,
     max: options.pgPoolSize ?? DEFAULT_POOL_SIZE,
     // Per pool, so nothing global changes: BIGINT (epoch ms, counts) arrives as a number.
@@ -130,6 +132,21 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Kysely<
     throw error;
   }
   return db;
+}
+
+/**
+ * A pg client that runs the hot path's statements (hot-path/statements.ts) as named prepared
+ * statements: parsed and planned once per pooled connection instead of on every request. Every
+ * other text runs unnamed, as before, so the set of prepared statements per connection is fixed.
+ */
+class PreparingClient extends pg.Client {
+  // pg's many query() overloads cannot be restated here; the result is always the base method's.
+  override query(...args: unknown[]): never {
+    const [text, values] = args;
+    const name = typeof text === 'string' && args.length === 2 ? PREPARED_NAMES.get(text) : undefined;
+    const call = super.query as (...a: unknown[]) => never;
+    return name === undefined ? call.apply(this, args) : call.call(this, { name, text, values });
+  }
 }
 
 function getTypeParser(oid: number, format?: 'text' | 'binary'): unknown {

@@ -24,8 +24,8 @@ export function createStore({ dialect, db }: DatabaseHandle): Store {
   const begin = dialect === 'sqlite' ? runImmediateTransaction : runReadCommittedTransaction;
   return {
     dialect,
-    ...createRepos(outer),
-    transaction: (fn) => guard.run(() => begin(db, (trx) => fn(createRepos(trx)))),
+    ...createRepos(outer, dialect),
+    transaction: (fn) => guard.run(() => begin(db, (trx) => fn(createRepos(trx, dialect)))),
     async ping() {
       await sql`select 1`.execute(outer);
     },

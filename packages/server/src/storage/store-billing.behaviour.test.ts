@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../../test/support/each-dialect.js';
-import { BillingPeriodClosed } from '../domain/billing/billing-ports.js';
-import type { UsageEventRecord } from '../domain/ports.js';
+import { BillingPeriodClosed } from '../domain/billing/ports.js';
+import type { UsageEventRecord } from '../domain/usage/ports.js';
 import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
 import { openDatabase, type StoreOptions } from './open-database.js';

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../../test/support/each-dialect.js';
-import { UniqueViolation, type ChallengeSettlement } from '../domain/ports.js';
+import { UniqueViolation } from '../domain/ports.js';
+import { type ChallengeSettlement } from '../domain/presence/ports.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
 import { openTestStore, type TestStore } from './testing.js';
 

@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../../test/support/each-dialect.js';
-import type { ChallengeSettlement, Store } from '../domain/ports.js';
+import type { ChallengeSettlement } from '../domain/presence/ports.js';
+import type { Store } from '../domain/ports.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
 import { openTestStore, type TestStore } from './testing.js';
 

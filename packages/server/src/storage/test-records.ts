@@ -3,17 +3,13 @@
  * one builder and never collide across builders (a random tag per builder).
  */
 import { randomBytes } from 'node:crypto';
-import type {
-  ApiKeyRecord,
-  ChallengeRecord,
-  CredentialRecord,
-  PolicyRecord,
-  ReceiptRecord,
-  RegistrationRecord,
-  SigningKeyRecord,
-  Store,
-  TenantRecord,
-} from '../domain/ports.js';
+import type { ApiKeyRecord } from '../domain/api-keys/ports.js';
+import type { ChallengeRecord } from '../domain/presence/ports.js';
+import type { CredentialRecord, RegistrationRecord } from '../domain/credentials/ports.js';
+import type { PolicyRecord } from '../domain/policy/ports.js';
+import type { ReceiptRecord, SigningKeyRecord } from '../domain/receipts/ports.js';
+import type { Store } from '../domain/ports.js';
+import type { TenantRecord } from '../domain/tenants/ports.js';
 
 export const T0 = 1_700_000_000_000;
 

@@ -8,12 +8,10 @@ import { deriveChallenge } from '@presence/sdk/node';
 import type { Deps } from '../../src/domain/deps.js';
 import { newId } from '../../src/domain/ids.js';
 import { currentPolicy } from '../../src/domain/policy/get-policy.js';
-import type {
-  ChallengeRecord,
-  CredentialRecord,
-  PolicyRecord,
-  ReceiptRecord,
-} from '../../src/domain/ports.js';
+import type { ChallengeRecord } from '../../src/domain/presence/ports.js';
+import type { CredentialRecord } from '../../src/domain/credentials/ports.js';
+import type { PolicyRecord } from '../../src/domain/policy/ports.js';
+import type { ReceiptRecord } from '../../src/domain/receipts/ports.js';
 import { buildReceipt, sealReceipt } from '../../src/domain/receipts/build-receipt.js';
 import type { SoftAuthenticator } from './soft-authenticator.js';
 

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import type { ApiKeyRecord } from '../ports.js';
+import type { ApiKeyRecord } from './ports.js';
 import { hashKeySecret, isWellFormedKeySecret } from './api-key-secret.js';
 
 /** How stale `lastUsedAt` may get before a request writes it again. */
@@ -7,17 +7,24 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 /** Returns the active key for a presented secret, or undefined (unknown, revoked or expired). */
 export async function authenticateApiKey(
-  deps: Pick<Deps, 'store' | 'clock'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'apiKeys'>,
   presented: string,
 ): Promise<ApiKeyRecord | undefined> {
   if (!isWellFormedKeySecret(presented)) return undefined;
-  const key = await deps.store.apiKeys.findByHash(hashKeySecret(presented));
-  if (!key) return undefined;
+  const keyHash = hashKeySecret(presented);
+  // From memory for at most API_KEY_CACHE_TTL_MS; revocation and expiry are checked on every call.
+  let key = deps.apiKeys.get(keyHash);
+  if (key === undefined) {
+    key = await deps.store.apiKeys.findByHash(keyHash);
+    if (!key) return undefined;
+    deps.apiKeys.set(keyHash, key);
+  }
   const now = deps.clock.now();
   if (key.revokedAt !== null && key.revokedAt <= now) return undefined;
   if (key.expiresAt !== null && key.expiresAt <= now) return undefined;
   if (key.lastUsedAt === null || now - key.lastUsedAt > TOUCH_INTERVAL_MS) {
     await deps.store.apiKeys.touch(key.id, now);
+    deps.apiKeys.set(keyHash, { ...key, lastUsedAt: now });
   }
   return key;
 }

@@ -2,7 +2,8 @@ import type { ApiKey, Scope } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { toIso } from '../encoding.js';
 import { newId } from '../ids.js';
-import type { ApiKeyRecord, StoreTx } from '../ports.js';
+import type { ApiKeyRecord } from './ports.js';
+import type { StoreTx } from '../ports.js';
 import { newKeySecret } from './api-key-secret.js';
 import { checkGrantableScopes } from './check-grantable-scopes.js';
 

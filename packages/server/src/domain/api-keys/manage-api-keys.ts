@@ -17,12 +17,13 @@ export async function getApiKey(deps: Pick<Deps, 'store'>, tenantId: string, key
 }
 
 export async function revokeApiKey(
-  deps: Pick<Deps, 'store' | 'clock'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'apiKeys'>,
   tenantId: string,
   keyId: string,
 ): Promise<ApiKey> {
   const key = await deps.store.apiKeys.update(tenantId, keyId, { revokedAt: deps.clock.now() });
   if (!key) throw notFound('the API key');
+  deps.apiKeys.delete(key.keyHash);
   return toApiKey(key);
 }
 
@@ -33,13 +34,13 @@ export async function revokeApiKey(
  * a grantor holding every scope of it (see checkGrantableScopes).
  */
 export async function rotateApiKey(
-  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'apiKeys'>,
   tenantId: string,
   keyId: string,
   gracePeriodSeconds: number,
   grantorScopes: readonly Scope[],
 ): Promise<{ key: ApiKey; secret: string; previous: ApiKey }> {
-  return deps.store.transaction(async (tx) => {
+  const rotated = await deps.store.transaction(async (tx) => {
     const old = await tx.apiKeys.get(tenantId, keyId);
     if (!old) throw notFound('the API key');
     const now = deps.clock.now();
@@ -57,6 +58,8 @@ export async function rotateApiKey(
     const expiresAt = old.expiresAt === null ? graceEnd : Math.min(old.expiresAt, graceEnd);
     const previous = await tx.apiKeys.update(tenantId, keyId, { expiresAt });
     const created = await insertApiKey(deps, tx, tenantId, { name: old.name, scopes: old.scopes });
+    deps.apiKeys.delete(old.keyHash);
     return { ...created, previous: toApiKey(previous ?? old) };
   });
+  return rotated;
 }

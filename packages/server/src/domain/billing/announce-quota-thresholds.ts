@@ -2,7 +2,7 @@ import type { Deps } from '../deps.js';
 import { toIso } from '../encoding.js';
 import { recordEvent } from '../events/record-event.js';
 import type { StoreTx } from '../ports.js';
-import type { QuotaCounter, QuotaThreshold } from './billing-ports.js';
+import type { QuotaCounter, QuotaThreshold } from './ports.js';
 import type { BillingPeriod } from './billing-period.js';
 
 const THRESHOLDS: readonly QuotaThreshold[] = [80, 100];

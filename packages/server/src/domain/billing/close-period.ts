@@ -5,7 +5,7 @@ import { DomainError, notFound } from '../errors.js';
 import { recordEvent } from '../events/record-event.js';
 import { newId } from '../ids.js';
 import { UniqueViolation, type StoreTx } from '../ports.js';
-import type { InvoiceRecord } from './billing-ports.js';
+import type { InvoiceRecord } from './ports.js';
 import { nextPeriod, periodContaining, type BillingPeriod } from './billing-period.js';
 import { zeroTotals } from './get-usage.js';
 import { finalInvoiceView, invoiceNumber } from './invoice-view.js';

@@ -1,6 +1,6 @@
 import type { Invoice, MeterTotals, Plan } from '@presence/contract';
 import { toIso } from '../encoding.js';
-import type { InvoiceRecord } from './billing-ports.js';
+import type { InvoiceRecord } from './ports.js';
 import { periodContaining, type BillingPeriod } from './billing-period.js';
 import { priceUsage } from './price-usage.js';
 

@@ -3,28 +3,47 @@ import { DomainError } from '../errors.js';
 import { toIso } from '../encoding.js';
 import type { StoreTx } from '../ports.js';
 import { announceQuotaThresholds } from './announce-quota-thresholds.js';
+import type { QuotaCounter } from './ports.js';
 import { periodContaining, type BillingPeriod } from './billing-period.js';
 import { resolvePlan } from './resolve-plan.js';
 
-/**
- * Takes one challenge from the tenant's monthly quota, inside the transaction that creates the
- * challenge (so a rolled-back creation gives it back). The counter row is incremented only while
- * below the quota, in one statement that holds the row lock until commit: parallel creations
- * near the quota never exceed it (bound 0), on PostgreSQL as on SQLite. Throws quota_exceeded
- * (429, with when the quota resets) when it is used up. Verifying is never metered here.
- */
-export async function reserveChallengeQuota(
-  deps: Pick<Deps, 'clock' | 'random' | 'billing'>,
+export interface ChallengeQuota {
+  period: BillingPeriod;
+  /** The plan's monthly challenge quota; null: no limit. */
+  limit: number | null;
+}
+
+/** The quota that applies to a challenge created at `now`: the plan in force for its period. */
+export async function challengeQuota(
+  deps: Pick<Deps, 'billing'>,
   tx: StoreTx,
   tenantId: string,
-): Promise<void> {
-  const now = deps.clock.now();
+  now: number,
+): Promise<ChallengeQuota> {
   const period = periodContaining(now);
   const { plan } = await resolvePlan(deps, tx.billing, tenantId, period.start);
-  const quota = plan.monthlyChallengeQuota;
-  const counter = await tx.billing.quotas.increment(tenantId, period.start, quota);
-  if (!counter) throw quotaExceeded(quota ?? 0, period, now);
-  if (quota !== null) await announceQuotaThresholds(deps, tx, tenantId, period, quota, counter);
+  return { period, limit: plan.monthlyChallengeQuota };
+}
+
+/**
+ * After one challenge was taken from the tenant's monthly quota, inside the transaction that
+ * creates the challenge (so a rolled-back creation gives it back): the counter row is incremented
+ * only while below the quota, in one statement that holds the row lock until commit, so parallel
+ * creations near the quota never exceed it (bound 0), on PostgreSQL as on SQLite. `counter` is
+ * undefined when the quota was used up: throws quota_exceeded (429, with when the quota resets),
+ * which rolls the creation back. Verifying is never metered here.
+ */
+export async function settleChallengeQuota(
+  deps: Pick<Deps, 'clock' | 'random'>,
+  tx: StoreTx,
+  tenantId: string,
+  quota: ChallengeQuota,
+  counter: QuotaCounter | undefined,
+  now: number,
+): Promise<void> {
+  if (!counter) throw quotaExceeded(quota.limit ?? 0, quota.period, now);
+  if (quota.limit !== null)
+    await announceQuotaThresholds(deps, tx, tenantId, quota.period, quota.limit, counter);
 }
 
 function quotaExceeded(quota: number, period: BillingPeriod, now: number): DomainError {

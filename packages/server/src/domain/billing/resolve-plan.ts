@@ -1,6 +1,6 @@
 import type { PlanAssignment } from '@presence/contract';
 import type { Deps } from '../deps.js';
-import type { BillingRepos } from './billing-ports.js';
+import type { BillingRepos } from './ports.js';
 import { periodContaining } from './billing-period.js';
 
 /**

@@ -4,7 +4,7 @@ import type { Deps } from '../deps.js';
 import { toIso } from '../encoding.js';
 import { userHandleFor } from './user-handle.js';
 import { newId } from '../ids.js';
-import type { RegistrationRecord } from '../ports.js';
+import type { RegistrationRecord } from './ports.js';
 import { currentPolicy } from '../policy/get-policy.js';
 
 /**

@@ -2,7 +2,8 @@ import type { Credential } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import { recordEvent } from '../events/record-event.js';
-import type { CredentialRecord, PageRequest, StoreTx } from '../ports.js';
+import type { CredentialRecord } from './ports.js';
+import type { PageRequest, StoreTx } from '../ports.js';
 import { toCredential } from './to-credential.js';
 
 export async function listCredentials(

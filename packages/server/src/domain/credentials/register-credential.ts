@@ -2,7 +2,7 @@ import type { Credential, RegisterCredentialBody } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { CredentialRecord, RegistrationRecord } from '../ports.js';
+import type { CredentialRecord, RegistrationRecord } from './ports.js';
 import { UniqueViolation } from '../ports.js';
 import { verifyRegistration } from '../webauthn/verify-registration.js';
 import { recordEvent } from '../events/record-event.js';

@@ -1,6 +1,6 @@
 import type { Credential } from '@presence/contract';
 import { toIso } from '../encoding.js';
-import type { CredentialRecord } from '../ports.js';
+import type { CredentialRecord } from './ports.js';
 
 export function toCredential(c: CredentialRecord): Credential {
   return {

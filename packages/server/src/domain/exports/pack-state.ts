@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PackFile } from '@presence/contract';
 import type { LoggedReceipt, ReceiptFilter, ReceiptLogPosition } from '../receipts/receipt-log-ports.js';
-import type { ExportRecord } from './export-ports.js';
+import type { ExportRecord } from './ports.js';
 
 /** One file of the pack. Consume `body` to the end before asking for the next entry. */
 export interface PackEntry {

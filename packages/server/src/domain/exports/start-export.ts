@@ -4,7 +4,7 @@ import { startPosition } from '../receipts/list-receipts.js';
 import type { ReceiptFilter } from '../receipts/receipt-log-ports.js';
 import { resolveReceiptFilter, type ReceiptQuery } from '../receipts/resolve-receipt-filter.js';
 import { recordUsage } from '../usage/record-usage.js';
-import type { ExportRecord } from './export-ports.js';
+import type { ExportRecord } from './ports.js';
 import { measureFile, newPackState, type PackEntry, type PackState } from './pack-state.js';
 import { signManifest } from './sign-manifest.js';
 import { VERIFY_INSTRUCTIONS } from './verify-instructions.js';

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.js';
 import { canonicalJson, toIso } from '../encoding.js';
-import type { CredentialRecord } from '../ports.js';
+import type { CredentialRecord } from '../credentials/ports.js';
 import type { PackState } from './pack-state.js';
 
 const CREDENTIAL_CHUNK = 200;

@@ -9,7 +9,7 @@ import { describeEachDialect } from '../../../test/support/each-dialect.js';
 import { createSecretBox } from '../secrets.js';
 import { seedTenant, TestRecords } from '../../storage/test-records.js';
 import { openTestStore, type TestStore } from '../../storage/testing.js';
-import type { TenantRecord } from '../ports.js';
+import type { TenantRecord } from '../tenants/ports.js';
 import { readIdempotentOutcome, type IdempotentRequest } from './read-idempotent-outcome.js';
 import { startIdempotentExecution } from './start-idempotent-execution.js';
 

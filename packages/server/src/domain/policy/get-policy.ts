@@ -1,7 +1,7 @@
 import type { PolicyVersion } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
-import type { PolicyRecord } from '../ports.js';
+import type { PolicyRecord } from './ports.js';
 import { toPolicyVersion } from './put-policy.js';
 
 export async function getPolicy(deps: Pick<Deps, 'store'>, tenantId: string): Promise<PolicyVersion> {

@@ -3,7 +3,8 @@ import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { canonicalJson, sha256Hex, toIso } from '../encoding.js';
 import { newId } from '../ids.js';
-import type { PolicyRecord, StoreTx } from '../ports.js';
+import type { PolicyRecord } from './ports.js';
+import type { StoreTx } from '../ports.js';
 import { UniqueViolation } from '../ports.js';
 import { resolvePolicy } from './resolve-policy.js';
 

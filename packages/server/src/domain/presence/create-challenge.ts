@@ -4,10 +4,9 @@ import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { toB64Url, toIso } from '../encoding.js';
 import { newId } from '../ids.js';
-import type { ChallengeRecord } from '../ports.js';
+import type { ChallengeRecord } from './ports.js';
 import { currentPolicy } from '../policy/get-policy.js';
-import { reserveChallengeQuota } from '../billing/reserve-challenge-quota.js';
-import { recordUsage } from '../usage/record-usage.js';
+import { challengeQuota, settleChallengeQuota } from '../billing/reserve-challenge-quota.js';
 
 /** The longest a challenge may live, whatever the policy or request says. */
 export const MAX_CHALLENGE_TTL_SECONDS = 600;
@@ -61,11 +60,23 @@ export async function createChallenge(
     receiptId: null,
     credentialRef: null,
   };
+  const usage = {
+    id: newId(deps, 'use'),
+    tenantId,
+    meter: 'challenges.created',
+    quantity: 1,
+    occurredAt: now,
+    sourceId: record.id,
+  };
   await deps.store.transaction(async (tx) => {
-    await tx.challenges.insert(record);
-    await recordUsage(deps, tx, tenantId, 'challenges.created', record.id);
-    // Last: the tenant's quota counter stays locked until commit, so hold it for the shortest time.
-    await reserveChallengeQuota(deps, tx, tenantId);
+    const quota = await challengeQuota(deps, tx, tenantId, now);
+    // One call: the challenge, its usage and, last, the tenant's quota counter and rollups.
+    const counter = await tx.presence.createChallenge({
+      challenge: record,
+      usage,
+      quota: { periodStart: quota.period.start, limit: quota.limit },
+    });
+    await settleChallengeQuota(deps, tx, tenantId, quota, counter, now);
   });
   return {
     challengeId: record.id,

@@ -3,7 +3,9 @@ import type { Static } from '@sinclair/typebox';
 import type { Deps } from '../deps.js';
 import { decodeBase64UrlLenient } from '../encoding.js';
 import { userHandleFor } from '../credentials/user-handle.js';
-import type { ChallengeRecord, CredentialRecord, PolicyRecord } from '../ports.js';
+import type { ChallengeRecord } from './ports.js';
+import type { CredentialRecord } from '../credentials/ports.js';
+import type { PolicyRecord } from '../policy/ports.js';
 import { verifyAssertion, type VerifiedAssertion } from '../webauthn/verify-assertion.js';
 
 type Assertion = Static<typeof AuthenticationResponseJSON>;
@@ -16,24 +18,36 @@ function deny(decision: Denial, reason: string, credential?: CredentialRecord): 
   return { verified: false, decision, reason, credential };
 }
 
+/** The WebAuthn credential id an assertion names (rawId, canonical base64url); null when malformed. */
+export function presentedCredentialId(assertion: Assertion): string | null {
+  const rawId = decodeBase64UrlLenient(assertion.rawId);
+  return rawId === null || rawId.length === 0 ? null : rawId.toString('base64url');
+}
+
+/** Where the evaluation gets the challenge's policy version and the presented credential. */
+export interface EvaluationSources {
+  policy(): Promise<PolicyRecord | undefined>;
+  credential(credentialId: string): Promise<CredentialRecord | undefined>;
+}
+
 /**
  * Everything that decides a presence check, before anything is written: challenge freshness,
  * which credential signed, whether it may sign for this challenge, and the WebAuthn checks.
  */
 export async function evaluateAssertion(
-  deps: Pick<Deps, 'store' | 'publicKeys'>,
+  deps: Pick<Deps, 'publicKeys'>,
   challenge: ChallengeRecord,
   assertion: Assertion,
   now: number,
+  sources: EvaluationSources,
 ): Promise<Evaluation> {
   if (challenge.expiresAt <= now)
     return deny('CHALLENGE_EXPIRED', 'the challenge expired before it was used');
-  const policy = await deps.store.policies.get(challenge.tenantId, challenge.policyId);
+  const policy = await sources.policy();
   if (!policy) return deny('CHALLENGE_NOT_FOUND', 'the policy of this challenge is gone');
-  const rawId = decodeBase64UrlLenient(assertion.rawId);
-  if (rawId === null || rawId.length === 0) return deny('ASSERTION_MALFORMED', 'rawId is not base64url');
-  const credentialId = rawId.toString('base64url');
-  const credential = await deps.store.credentials.getByCredentialId(challenge.tenantId, credentialId);
+  const credentialId = presentedCredentialId(assertion);
+  if (credentialId === null) return deny('ASSERTION_MALFORMED', 'rawId is not base64url');
+  const credential = await sources.credential(credentialId);
   if (!credential) return deny('CREDENTIAL_NOT_FOUND', 'no enrolled credential has this id');
   if (credential.revokedAt !== null)
     return deny('CREDENTIAL_REVOKED', 'the credential was revoked', credential);

@@ -2,7 +2,7 @@ import type { ChallengeView } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import { toIso } from '../encoding.js';
-import type { ChallengeRecord } from '../ports.js';
+import type { ChallengeRecord } from './ports.js';
 
 export async function getChallenge(
   deps: Pick<Deps, 'store' | 'clock'>,

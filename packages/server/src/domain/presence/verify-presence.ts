@@ -1,32 +1,54 @@
-import type { Decision, VerifyBody, VerifyResult } from '@presence/contract';
+import type {
+  Denial,
+  VerifyBody,
+  VerifyResult,
+  WebhookEventData,
+  WebhookEventType,
+} from '@presence/contract';
+import type { CredentialRecord } from '../credentials/ports.js';
 import type { Deps } from '../deps.js';
-import { recordEvent } from '../events/record-event.js';
 import { newId } from '../ids.js';
-import type { ChallengeRecord, ReceiptRecord, StoreTx } from '../ports.js';
+import { policyVersion } from '../policy/policy-cache.js';
+import type { StoreTx } from '../ports.js';
 import { buildReceipt, sealReceipt } from '../receipts/build-receipt.js';
-import { recordUsage } from '../usage/record-usage.js';
-import { evaluateAssertion, type Evaluation } from './evaluate-assertion.js';
+import type { ReceiptRecord } from '../receipts/ports.js';
+import type { Meter } from '../usage/record-usage.js';
+import { evaluateAssertion, presentedCredentialId, type Evaluation } from './evaluate-assertion.js';
+import type { ChallengeRecord } from './ports.js';
 
 /** Thrown inside the settling transaction when another call decided the challenge first. */
 class AlreadyDecided extends Error {}
+
+type VerifyDeps = Pick<Deps, 'store' | 'clock' | 'random' | 'signer' | 'publicKeys' | 'policies'>;
 
 /**
  * The gate. The first call that names a challenge consumes it, whatever the outcome; exactly one
  * decision is stored, and at most one receipt, even with concurrent calls from several processes
  * (the settle is a compare-and-set on the challenge row, and receipts are unique per challenge).
+ * One read (challenge and credential), the policy version from memory, one transaction whose
+ * writes are one call (docs/adr/0010-verify-hot-path.md).
  */
-export async function verifyPresence(deps: Deps, tenantId: string, input: VerifyBody): Promise<VerifyResult> {
-  const challenge = await deps.store.challenges.get(tenantId, input.challengeId);
-  if (!challenge) {
+export async function verifyPresence(
+  deps: VerifyDeps,
+  tenantId: string,
+  input: VerifyBody,
+): Promise<VerifyResult> {
+  const presented = presentedCredentialId(input.assertion);
+  const read = await deps.store.presence.readForVerify(tenantId, input.challengeId, presented);
+  if (!read) {
     return {
       decision: 'CHALLENGE_NOT_FOUND',
       challengeId: input.challengeId,
       reason: 'no such challenge for this tenant',
     };
   }
+  const { challenge } = read;
   if (challenge.status !== 'pending') return alreadyUsed(challenge.id);
   const now = deps.clock.now();
-  const evaluation = await evaluateAssertion(deps, challenge, input.assertion, now);
+  const evaluation = await evaluateAssertion(deps, challenge, input.assertion, now, {
+    policy: () => policyVersion(deps, tenantId, challenge.policyId),
+    credential: async (credentialId) => (credentialId === presented ? read.credential : undefined),
+  });
   try {
     return await deps.store.transaction((tx) => settle(deps, tx, challenge, evaluation, now));
   } catch (error) {
@@ -44,49 +66,19 @@ function alreadyUsed(challengeId: string): VerifyResult {
 }
 
 async function settle(
-  deps: Deps,
+  deps: VerifyDeps,
   tx: StoreTx,
   challenge: ChallengeRecord,
   evaluation: Evaluation,
   now: number,
 ): Promise<VerifyResult> {
-  const final = evaluation.verified ? await claimCounter(tx, evaluation, now) : evaluation;
-  if (!final.verified) {
-    await settleChallenge(
-      tx,
-      challenge,
-      now,
-      final.decision,
-      final.reason,
-      null,
-      final.credential?.id ?? null,
-    );
-    await recordEvent(deps, tx, challenge.tenantId, 'presence.denied', {
-      challengeId: challenge.id,
-      actionHashHex: challenge.actionHashHex,
-      subject: challenge.subject,
-      decision: final.decision,
-      reason: final.reason,
-    });
-    await recordUsage(deps, tx, challenge.tenantId, 'presence.denied', challenge.id);
-    return { decision: final.decision, challengeId: challenge.id, reason: final.reason };
-  }
+  if (!evaluation.verified) return settleDenied(deps, tx, challenge, now, evaluation);
   const receipt = sealReceipt(
     deps.signer,
-    buildReceipt({ receiptId: newId(deps, 'rct'), challenge, ...final, verifiedAt: now }),
+    buildReceipt({ receiptId: newId(deps, 'rct'), challenge, ...evaluation, verifiedAt: now }),
   );
-  await settleChallenge(tx, challenge, now, 'PRESENCE_VERIFIED', null, receipt.id, final.credential.id);
-  await recordEvent(
-    deps,
-    tx,
-    challenge.tenantId,
-    'receipt.created',
-    receiptCreatedEvent(receipt, final.credential.credentialId),
-  );
-  // The usage counters and the receipt sequence are per-tenant rows that stay locked until commit:
-  // take them last, so concurrent verifications of one tenant queue for as short a time as possible.
-  await recordUsage(deps, tx, challenge.tenantId, 'presence.verified', challenge.id);
-  await tx.receipts.insert(receipt);
+  const denial = await settleVerified(deps, tx, evaluation, receipt, now);
+  if (denial) return settleDenied(deps, tx, challenge, now, denial);
   return {
     decision: 'PRESENCE_VERIFIED',
     challengeId: challenge.id,
@@ -95,73 +87,113 @@ async function settle(
   };
 }
 
-async function settleChallenge(
-  tx: StoreTx,
-  challenge: ChallengeRecord,
-  now: number,
-  decision: Decision,
-  reason: string | null,
-  receiptId: string | null,
-  credentialRef: string | null,
-): Promise<void> {
-  const status =
-    decision === 'PRESENCE_VERIFIED' ? 'verified' : decision === 'CHALLENGE_EXPIRED' ? 'expired' : 'denied';
-  const settled = await tx.challenges.settle(challenge.tenantId, challenge.id, {
-    status,
-    usedAt: now,
-    decision,
-    reason,
-    receiptId,
-    credentialRef,
-  });
-  if (!settled) throw new AlreadyDecided();
+interface Denied {
+  decision: Denial;
+  reason: string;
+  credential?: CredentialRecord | undefined;
 }
 
 /**
- * Advances the credential's counter with a compare-and-set. Another challenge signed by the
- * same authenticator may have moved it meanwhile: re-check against the fresh value a few times.
+ * Advances the credential's counter with a compare-and-set and, in the same call, settles the
+ * challenge and writes the receipt, usage and event. Another challenge signed by the same
+ * authenticator may have moved the counter meanwhile: re-check against the fresh value a few times.
+ * Returns the denial when the counter or the credential forbids it; nothing was written then.
  */
-async function claimCounter(
+async function settleVerified(
+  deps: VerifyDeps,
   tx: StoreTx,
   evaluation: Extract<Evaluation, { verified: true }>,
+  receipt: ReceiptRecord,
   now: number,
-): Promise<Evaluation> {
+): Promise<Denied | undefined> {
   let stored = evaluation.credential;
   const next = evaluation.assertion.signCount;
   const ignoreCounter = evaluation.policy.rules.counter === 'ignore';
+  const usage = usageEvent(deps, receipt.tenantId, 'presence.verified', receipt.challengeId, now);
+  const event = outboxEvent(
+    deps,
+    receipt.tenantId,
+    'receipt.created',
+    receiptCreatedEvent(receipt, evaluation.credential.credentialId),
+    now,
+  );
   for (let attempt = 0; attempt < 3; attempt++) {
-    const use = {
+    const credentialUse = {
+      id: stored.id,
       expectedSignCount: stored.signCount,
       signCount: Math.max(next, stored.signCount),
       backedUp: evaluation.assertion.flags.BS,
-      at: now,
     };
-    if (await tx.credentials.recordUse(stored.id, use)) return evaluation;
+    const outcome = await tx.presence.settleVerified({ credentialUse, usedAt: now, receipt, usage, event });
+    if (outcome.kind === 'settled') return undefined;
+    if (outcome.kind === 'already-decided') throw new AlreadyDecided();
     const fresh = await tx.credentials.get(stored.tenantId, stored.id);
     if (!fresh || fresh.revokedAt !== null) {
-      return {
-        verified: false,
-        decision: 'CREDENTIAL_REVOKED',
-        reason: 'the credential was revoked during verification',
-        credential: stored,
-      };
+      const reason = 'the credential was revoked during verification';
+      return { decision: 'CREDENTIAL_REVOKED', reason, credential: stored };
     }
     if (!ignoreCounter && (next !== 0 || fresh.signCount !== 0) && next <= fresh.signCount) {
-      return {
-        verified: false,
-        decision: 'COUNTER_REGRESSION',
-        reason: `signCount ${next} is not above the stored ${fresh.signCount}`,
-        credential: fresh,
-      };
+      const reason = `signCount ${next} is not above the stored ${fresh.signCount}`;
+      return { decision: 'COUNTER_REGRESSION', reason, credential: fresh };
     }
     stored = fresh;
   }
-  return {
-    verified: false,
-    decision: 'COUNTER_REGRESSION',
-    reason: 'the credential counter kept changing concurrently',
-    credential: stored,
-  };
+  const reason = 'the credential counter kept changing concurrently';
+  return { decision: 'COUNTER_REGRESSION', reason, credential: stored };
+}
+
+async function settleDenied(
+  deps: VerifyDeps,
+  tx: StoreTx,
+  challenge: ChallengeRecord,
+  now: number,
+  denial: Denied,
+): Promise<VerifyResult> {
+  const { decision, reason } = denial;
+  const outcome = await tx.presence.settleDenied({
+    tenantId: challenge.tenantId,
+    challengeId: challenge.id,
+    settlement: {
+      status: decision === 'CHALLENGE_EXPIRED' ? 'expired' : 'denied',
+      usedAt: now,
+      decision,
+      reason,
+      receiptId: null,
+      credentialRef: denial.credential?.id ?? null,
+    },
+    usage: usageEvent(deps, challenge.tenantId, 'presence.denied', challenge.id, now),
+    event: outboxEvent(
+      deps,
+      challenge.tenantId,
+      'presence.denied',
+      {
+        challengeId: challenge.id,
+        actionHashHex: challenge.actionHashHex,
+        subject: challenge.subject,
+        decision,
+        reason,
+      },
+      now,
+    ),
+  });
+  if (outcome === 'already-decided') throw new AlreadyDecided();
+  return { decision, challengeId: challenge.id, reason };
+}
+
+/** The usage event recordUsage would write (one unit, sourced by the challenge). */
+function usageEvent(deps: VerifyDeps, tenantId: string, meter: Meter, sourceId: string, at: number) {
+  return { id: newId(deps, 'use'), tenantId, meter, quantity: 1, occurredAt: at, sourceId };
+}
+
+/** The outbox event recordEvent would write, typed by the same one table of event types. */
+function outboxEvent<K extends WebhookEventType>(
+  deps: VerifyDeps,
+  tenantId: string,
+  type: K,
+  payload: WebhookEventData<K>,
+  at: number,
+) {
+  return { id: newId(deps, 'evt'), tenantId, type, payload, createdAt: at };
 }
 
 function receiptCreatedEvent(r: ReceiptRecord, credentialId: string) {

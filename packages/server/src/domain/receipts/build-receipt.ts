@@ -1,6 +1,9 @@
 import type { Receipt } from '@presence/contract';
 import { canonicalJson, sha256Hex, toB64Url, toIso } from '../encoding.js';
-import type { ChallengeRecord, CredentialRecord, PolicyRecord, ReceiptRecord } from '../ports.js';
+import type { ChallengeRecord } from '../presence/ports.js';
+import type { CredentialRecord } from '../credentials/ports.js';
+import type { PolicyRecord } from '../policy/ports.js';
+import type { ReceiptRecord } from './ports.js';
 import type { VerifiedAssertion } from '../webauthn/verify-assertion.js';
 import type { ReceiptSigner } from './receipt-signer.js';
 

@@ -1,7 +1,7 @@
 import type { ReceiptVerification } from '@presence/contract';
 import { verifyReceipt, type SignedReceiptInput } from '@presence/sdk/node';
 import type { Deps } from '../deps.js';
-import type { ReceiptRecord } from '../ports.js';
+import type { ReceiptRecord } from './ports.js';
 import { toSignedReceipt } from './get-receipt.js';
 
 export type CheckReceiptInput = SignedReceiptInput | { receiptId: string; receiptHashHex: string };

@@ -1,7 +1,7 @@
 import type { Receipt, SignedReceipt } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
-import type { ReceiptRecord } from '../ports.js';
+import type { ReceiptRecord } from './ports.js';
 
 export async function getReceipt(
   deps: Pick<Deps, 'store'>,

@@ -4,7 +4,8 @@
  * order is commit order: once seq n is visible, every seq below n is too. Keyset paging on seq
  * therefore neither repeats nor skips while receipts arrive (see docs/adr/0002-receipt-seq.md).
  */
-import type { ChallengeRecord, ReceiptRecord } from '../ports.js';
+import type { ChallengeRecord } from '../presence/ports.js';
+import type { ReceiptRecord } from './ports.js';
 
 export interface ReceiptFilter {
   /** Inclusive lower bound on issuedAt (epoch ms). */

@@ -2,7 +2,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyO
 import type { ServiceKey } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { sha256Hex, toIso } from '../encoding.js';
-import type { SigningKeyRecord } from '../ports.js';
+import type { SigningKeyRecord } from './ports.js';
 
 /** Signs receipts and export manifests with the service's active Ed25519 key. */
 export interface ReceiptSigner {

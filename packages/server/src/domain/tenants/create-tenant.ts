@@ -2,7 +2,7 @@ import { SCOPES } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { insertApiKey } from '../api-keys/create-api-key.js';
 import { newId } from '../ids.js';
-import type { TenantRecord } from '../ports.js';
+import type { TenantRecord } from './ports.js';
 import { insertPolicyVersion } from '../policy/put-policy.js';
 
 export interface CreateTenantInput {

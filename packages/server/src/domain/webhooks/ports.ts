@@ -2,7 +2,8 @@
  * What webhook delivery needs from storage (the `webhooks` member of StoreTx) and from the
  * network (WebhookTransport, implemented in worker/). Times are epoch milliseconds.
  */
-import type { OutboxEventRecord, PageRequest } from '../ports.js';
+import type { OutboxEventRecord } from '../events/ports.js';
+import type { PageRequest } from '../ports.js';
 
 export interface WebhookEndpointRecord {
   id: string;

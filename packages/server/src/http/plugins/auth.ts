@@ -10,7 +10,7 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]{1,200})$/;
  * that scope: a missing, unknown, revoked or expired key is 401, a missing scope 403. It runs
  * on request, before the body is read, so unauthenticated callers learn nothing about schemas.
  */
-export function registerAuth(app: App, deps: Pick<Deps, 'store' | 'clock'>): void {
+export function registerAuth(app: App, deps: Pick<Deps, 'store' | 'clock' | 'apiKeys'>): void {
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request, reply) => {
     const scope = request.routeOptions.config.scope;

@@ -15,7 +15,6 @@ import { authenticateOperator } from '../../domain/billing/authenticate-operator
 import { closePeriod } from '../../domain/billing/close-period-for-tenants.js';
 import { getPlan, setPlan } from '../../domain/billing/set-plan.js';
 import { settleInvoice } from '../../domain/billing/settle-invoice.js';
-import type { Deps } from '../../domain/deps.js';
 import { sendProblem } from '../plugins/problem.js';
 import type { App } from '../types.js';
 import { problemResponses } from './errors.js';
@@ -29,8 +28,8 @@ const security = [{ operatorToken: [] }];
  * /admin/v1: the service operator's billing API (plans, period close, paid/void), outside any
  * tenant. `Authorization: Bearer <PRESENCE_ADMIN_TOKEN>`; without that setting every call is 401.
  */
-export function billingAdminRoutes(app: App, { deps }: RouteDeps): void {
-  const onRequest = operatorOnly(deps);
+export function billingAdminRoutes(app: App, _routeDeps: RouteDeps): void {
+  const onRequest = operatorOnly;
   const settle = (status: 'paid' | 'void', summary: string) =>
     app.post(`/admin/v1/invoices/:invoiceId/${status === 'paid' ? 'pay' : 'void'}`, {
       onRequest,
@@ -42,7 +41,8 @@ export function billingAdminRoutes(app: App, { deps }: RouteDeps): void {
         body: SettleInvoiceBody,
         response: { 200: Invoice, ...problemResponses },
       },
-      handler: async (request) => settleInvoice(deps, request.params.invoiceId, status, request.body.note),
+      handler: async (request) =>
+        settleInvoice(request.deps, request.params.invoiceId, status, request.body.note),
     });
   settle('paid', 'Record that an open invoice was paid (repeating it changes nothing)');
   settle('void', 'Void an open invoice (repeating it changes nothing)');
@@ -57,7 +57,7 @@ export function billingAdminRoutes(app: App, { deps }: RouteDeps): void {
       body: ClosePeriodBody,
       response: { 200: ClosePeriodResult, ...problemResponses },
     },
-    handler: async (request) => closePeriod(deps, { period: request.params.period, ...request.body }),
+    handler: async (request) => closePeriod(request.deps, { period: request.params.period, ...request.body }),
   });
 
   app.get('/admin/v1/tenants/:tenantId/plan', {
@@ -70,7 +70,7 @@ export function billingAdminRoutes(app: App, { deps }: RouteDeps): void {
       querystring: NoQuery,
       response: { 200: PlanAssignment, ...problemResponses },
     },
-    handler: async (request) => getPlan(deps, request.params.tenantId),
+    handler: async (request) => getPlan(request.deps, request.params.tenantId),
   });
 
   app.put('/admin/v1/tenants/:tenantId/plan', {
@@ -83,20 +83,18 @@ export function billingAdminRoutes(app: App, { deps }: RouteDeps): void {
       body: PlanAssignmentBody,
       response: { 200: PlanAssignment, ...problemResponses },
     },
-    handler: async (request) => setPlan(deps, { tenantId: request.params.tenantId, ...request.body }),
+    handler: async (request) => setPlan(request.deps, { tenantId: request.params.tenantId, ...request.body }),
   });
 }
 
 /** Checked on request, before the body is read: callers without the token learn nothing. */
-function operatorOnly(deps: Pick<Deps, 'billing'>) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    const match = BEARER.exec(request.headers.authorization ?? '');
-    if (match && authenticateOperator(deps, match[1]!)) return;
-    reply.header('www-authenticate', 'Bearer realm="presence-operator"');
-    const detail =
-      deps.billing.operatorTokenSha256 === undefined
-        ? 'the operator API is off: set PRESENCE_ADMIN_TOKEN to enable it'
-        : 'send Authorization: Bearer <operator token>';
-    return sendProblem(reply, request, 'unauthorized', detail);
-  };
+async function operatorOnly(request: FastifyRequest, reply: FastifyReply) {
+  const match = BEARER.exec(request.headers.authorization ?? '');
+  if (match && authenticateOperator(request.deps, match[1]!)) return;
+  reply.header('www-authenticate', 'Bearer realm="presence-operator"');
+  const detail =
+    request.deps.billing.operatorTokenSha256 === undefined
+      ? 'the operator API is off: set PRESENCE_ADMIN_TOKEN to enable it'
+      : 'send Authorization: Bearer <operator token>';
+  return sendProblem(reply, request, 'unauthorized', detail);
 }

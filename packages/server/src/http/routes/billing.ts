@@ -19,7 +19,7 @@ import type { RouteDeps } from './route-deps.js';
 
 const tags = ['billing'];
 
-export function billingRoutes(app: App, { deps, cursors }: RouteDeps): void {
+export function billingRoutes(app: App, { cursors }: RouteDeps): void {
   app.get('/v1/billing/usage', {
     config: { scope: 'billing:read' },
     schema: {
@@ -30,7 +30,7 @@ export function billingRoutes(app: App, { deps, cursors }: RouteDeps): void {
       querystring: UsageQuery,
       response: { 200: UsageReport, ...problemResponses },
     },
-    handler: async (request) => getUsage(deps, tenantOf(request), request.query),
+    handler: async (request) => getUsage(request.deps, tenantOf(request), request.query),
   });
 
   app.get('/v1/billing/invoices', {
@@ -49,7 +49,7 @@ export function billingRoutes(app: App, { deps, cursors }: RouteDeps): void {
         throw new DomainError('invalid_cursor', 'the cursor holds no position');
       }
       const before = position;
-      const page = await listInvoices(deps, tenantOf(request), { status }, { limit, before });
+      const page = await listInvoices(request.deps, tenantOf(request), { status }, { limit, before });
       const next = page.nextBefore;
       return {
         data: page.items,
@@ -67,7 +67,7 @@ export function billingRoutes(app: App, { deps, cursors }: RouteDeps): void {
       querystring: NoQuery,
       response: { 200: Invoice, ...problemResponses },
     },
-    handler: async (request) => getInvoice(deps, tenantOf(request), request.params.invoiceId),
+    handler: async (request) => getInvoice(request.deps, tenantOf(request), request.params.invoiceId),
   });
 
   app.get('/v1/billing/invoices/:invoiceId.html', {
@@ -80,7 +80,7 @@ export function billingRoutes(app: App, { deps, cursors }: RouteDeps): void {
       response: { 200: { content: { 'text/html': { schema: Type.String() } } }, ...problemResponses },
     },
     handler: async (request, reply) => {
-      const document = await getInvoiceDocument(deps, tenantOf(request), request.params.invoiceId);
+      const document = await getInvoiceDocument(request.deps, tenantOf(request), request.params.invoiceId);
       return reply
         .header('content-security-policy', INVOICE_HTML_CSP)
         .header('x-content-type-options', 'nosniff')

@@ -24,7 +24,7 @@ import type { RouteDeps } from './route-deps.js';
 
 const tags = ['credentials'];
 
-export function credentialRoutes(app: App, { deps, cursors }: RouteDeps): void {
+export function credentialRoutes(app: App, { cursors }: RouteDeps): void {
   app.post('/v1/presence/credentials/options', {
     config: { scope: 'credentials:write', idempotent: true },
     schema: {
@@ -62,7 +62,7 @@ export function credentialRoutes(app: App, { deps, cursors }: RouteDeps): void {
       const { subject, includeRevoked = false, limit = 50, cursor } = request.query;
       const scope = cursorScope(tenantOf(request), 'credentials', { subject, includeRevoked });
       const page = await listCredentials(
-        deps,
+        request.deps,
         tenantOf(request),
         { subject, includeRevoked },
         { limit, afterId: readAfterId(cursors, scope, cursor) },
@@ -81,7 +81,7 @@ export function credentialRoutes(app: App, { deps, cursors }: RouteDeps): void {
       response: { 200: CredentialCreated, ...problemResponses },
     },
     handler: async (request) => ({
-      credential: await getCredential(deps, tenantOf(request), request.params.credentialId),
+      credential: await getCredential(request.deps, tenantOf(request), request.params.credentialId),
     }),
   });
 
@@ -94,7 +94,7 @@ export function credentialRoutes(app: App, { deps, cursors }: RouteDeps): void {
       response: { 200: CredentialCreated, ...problemResponses },
     },
     handler: async (request) => ({
-      credential: await revokeCredential(deps, tenantOf(request), request.params.credentialId),
+      credential: await revokeCredential(request.deps, tenantOf(request), request.params.credentialId),
     }),
   });
 }

@@ -22,7 +22,7 @@ const tags = ['api keys'];
 const config = { scope: 'keys:manage' as const };
 const idempotentConfig = { ...config, idempotent: true };
 
-export function keyRoutes(app: App, { deps, cursors }: RouteDeps): void {
+export function keyRoutes(app: App, { cursors }: RouteDeps): void {
   app.post('/v1/keys', {
     config: idempotentConfig,
     schema: {
@@ -47,7 +47,7 @@ export function keyRoutes(app: App, { deps, cursors }: RouteDeps): void {
     },
     handler: async (request) => {
       const scope = cursorScope(tenantOf(request), 'keys', {});
-      const page = await listApiKeys(deps, tenantOf(request), {
+      const page = await listApiKeys(request.deps, tenantOf(request), {
         limit: request.query.limit ?? 50,
         afterId: readAfterId(cursors, scope, request.query.cursor),
       });
@@ -64,7 +64,7 @@ export function keyRoutes(app: App, { deps, cursors }: RouteDeps): void {
       querystring: NoQuery,
       response: { 200: ApiKey, ...problemResponses },
     },
-    handler: async (request) => getApiKey(deps, tenantOf(request), request.params.keyId),
+    handler: async (request) => getApiKey(request.deps, tenantOf(request), request.params.keyId),
   });
 
   app.post('/v1/keys/:keyId/rotate', {
@@ -101,6 +101,6 @@ export function keyRoutes(app: App, { deps, cursors }: RouteDeps): void {
       params: KeyParams,
       response: { 200: ApiKey, ...problemResponses },
     },
-    handler: async (request) => revokeApiKey(deps, tenantOf(request), request.params.keyId),
+    handler: async (request) => revokeApiKey(request.deps, tenantOf(request), request.params.keyId),
   });
 }

@@ -5,7 +5,7 @@ import { tenantOf, type App } from '../types.js';
 import { problemResponses } from './errors.js';
 import type { RouteDeps } from './route-deps.js';
 
-export function policyRoutes(app: App, { deps }: RouteDeps): void {
+export function policyRoutes(app: App, _routeDeps: RouteDeps): void {
   app.get('/v1/policy', {
     config: { scope: 'policy:read' },
     schema: {
@@ -14,7 +14,7 @@ export function policyRoutes(app: App, { deps }: RouteDeps): void {
       querystring: NoQuery,
       response: { 200: PolicyVersion, ...problemResponses },
     },
-    handler: async (request) => getPolicy(deps, tenantOf(request)),
+    handler: async (request) => getPolicy(request.deps, tenantOf(request)),
   });
 
   app.put('/v1/policy', {

@@ -17,7 +17,7 @@ import { tenantOf, type App } from '../types.js';
 import { problemResponses } from './errors.js';
 import type { RouteDeps } from './route-deps.js';
 
-export function presenceRoutes(app: App, { deps, metrics }: RouteDeps): void {
+export function presenceRoutes(app: App, { metrics }: RouteDeps): void {
   app.post('/v1/presence/challenge', {
     config: { scope: 'challenges:write', idempotent: true },
     schema: {
@@ -57,7 +57,7 @@ export function presenceRoutes(app: App, { deps, metrics }: RouteDeps): void {
       querystring: NoQuery,
       response: { 200: ChallengeView, ...problemResponses },
     },
-    handler: async (request) => getChallenge(deps, tenantOf(request), request.params.challengeId),
+    handler: async (request) => getChallenge(request.deps, tenantOf(request), request.params.challengeId),
   });
 
   app.get('/v1/presence/challenges/:challengeId/receipt', {
@@ -69,6 +69,7 @@ export function presenceRoutes(app: App, { deps, metrics }: RouteDeps): void {
       querystring: NoQuery,
       response: { 200: SignedReceipt, ...problemResponses },
     },
-    handler: async (request) => getChallengeReceipt(deps, tenantOf(request), request.params.challengeId),
+    handler: async (request) =>
+      getChallengeReceipt(request.deps, tenantOf(request), request.params.challengeId),
   });
 }

@@ -5,7 +5,7 @@ import { sendProblem } from '../plugins/problem.js';
 import { problemResponses } from './errors.js';
 import type { RouteDeps } from './route-deps.js';
 
-export function publicRoutes(app: App, { deps }: RouteDeps): void {
+export function publicRoutes(app: App, _routeDeps: RouteDeps): void {
   app.get('/healthz', {
     schema: {
       tags: ['operations'],
@@ -26,8 +26,8 @@ export function publicRoutes(app: App, { deps }: RouteDeps): void {
     },
     handler: async (request, reply) => {
       try {
-        await deps.store.ping();
-        return { status: 'ready' as const, database: deps.store.dialect };
+        await request.deps.store.ping();
+        return { status: 'ready' as const, database: request.deps.store.dialect };
       } catch (error) {
         request.log.warn({ err: error }, 'readiness check failed');
         return sendProblem(reply, request, 'service_unavailable', 'the database does not answer');
@@ -41,9 +41,9 @@ export function publicRoutes(app: App, { deps }: RouteDeps): void {
       summary: 'The service Ed25519 public keys that sign receipts and export packs, old ones included',
       response: { 200: ServiceKeySet, ...problemResponses },
     },
-    handler: async (_request, reply) => {
+    handler: async (request, reply) => {
       reply.header('cache-control', 'public, max-age=300');
-      return { keys: deps.signer.publishedKeys() };
+      return { keys: request.deps.signer.publishedKeys() };
     },
   });
 }

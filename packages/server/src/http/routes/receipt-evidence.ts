@@ -12,7 +12,7 @@ import type { RouteDeps } from './route-deps.js';
 const tags = ['receipts'];
 
 /** The receipt log: paged listing and the signed, streamed export pack (contract §5, §6). */
-export function receiptEvidenceRoutes(app: App, { deps, cursors, metrics }: RouteDeps): void {
+export function receiptEvidenceRoutes(app: App, { cursors, metrics }: RouteDeps): void {
   app.get('/v1/presence/receipts', {
     config: { scope: 'receipts:read' },
     schema: {
@@ -25,7 +25,12 @@ export function receiptEvidenceRoutes(app: App, { deps, cursors, metrics }: Rout
       const { limit = 50, cursor, order = 'desc', ...filters } = request.query;
       const scope = cursorScope(tenantOf(request), 'receipts', { ...filters, order });
       const position = cursor === undefined ? undefined : readPosition(cursors, scope, cursor, order);
-      const page = await listReceipts(deps, tenantOf(request), { ...filters, order }, { limit, position });
+      const page = await listReceipts(
+        request.deps,
+        tenantOf(request),
+        { ...filters, order },
+        { limit, position },
+      );
       return {
         data: page.items,
         nextCursor: page.next && cursors.encode(scope, { a: page.next.after, s: page.next.stop }),
@@ -45,7 +50,7 @@ export function receiptEvidenceRoutes(app: App, { deps, cursors, metrics }: Rout
     handler: async (request, reply) => {
       const controller = new AbortController();
       const pack = await startExport(
-        deps,
+        request.deps,
         tenantOf(request),
         { query: request.query, apiKeyId: request.auth?.keyId ?? null },
         { signal: controller.signal },

@@ -11,7 +11,7 @@ import { tenantOf, type App } from '../types.js';
 import { problemResponses } from './errors.js';
 import type { RouteDeps } from './route-deps.js';
 
-export function receiptRoutes(app: App, { deps }: RouteDeps): void {
+export function receiptRoutes(app: App, _routeDeps: RouteDeps): void {
   app.get('/v1/presence/receipts/:receiptId', {
     config: { scope: 'receipts:read' },
     schema: {
@@ -21,7 +21,7 @@ export function receiptRoutes(app: App, { deps }: RouteDeps): void {
       querystring: NoQuery,
       response: { 200: SignedReceipt, ...problemResponses },
     },
-    handler: async (request) => getReceipt(deps, tenantOf(request), request.params.receiptId),
+    handler: async (request) => getReceipt(request.deps, tenantOf(request), request.params.receiptId),
   });
 
   app.post('/v1/presence/receipts/verify', {
@@ -32,6 +32,7 @@ export function receiptRoutes(app: App, { deps }: RouteDeps): void {
       body: VerifyReceiptBody,
       response: { 200: ReceiptVerification, ...problemResponses },
     },
-    handler: async (request) => checkReceipt(deps, tenantOf(request), request.body as CheckReceiptInput),
+    handler: async (request) =>
+      checkReceipt(request.deps, tenantOf(request), request.body as CheckReceiptInput),
   });
 }

@@ -1,10 +1,15 @@
-import type { Deps } from '../../domain/deps.js';
 import type { Metrics } from '../../observability/create-metrics.js';
 import type { CursorCodec } from '../cursor.js';
 
-/** What route files receive: the domain's dependencies and the cursor codec. */
+/**
+ * What route files receive at registration: only what is the same for every request. The domain's
+ * dependencies are deliberately absent: a handler reaches them through `request.deps` and nowhere
+ * else, because on an idempotent route `request.deps` is the request-scoped set whose store commits
+ * the Idempotency-Key with the change (plugins/idempotency.ts). A handler that used dependencies
+ * captured at registration would commit outside that transaction and lose crash safety; there is
+ * no such object here to capture.
+ */
 export interface RouteDeps {
-  deps: Deps;
   cursors: CursorCodec;
   /** Where routes record what the request metrics cannot see (decisions, export bytes). */
   metrics: Metrics;

@@ -27,7 +27,7 @@ const tags = ['webhooks'];
 const config = { scope: 'webhooks:manage' as const };
 const EmptyBody = Type.Optional(Type.Object({}, { additionalProperties: false }));
 
-export function webhookDeliveryRoutes(app: App, { deps, cursors }: RouteDeps): void {
+export function webhookDeliveryRoutes(app: App, { cursors }: RouteDeps): void {
   app.post('/v1/webhooks/endpoints/:endpointId/test', {
     config,
     schema: {
@@ -38,9 +38,9 @@ export function webhookDeliveryRoutes(app: App, { deps, cursors }: RouteDeps): v
       response: { 202: WebhookDeliveryEnvelope, ...problemResponses },
     },
     handler: async (request, reply) =>
-      reply
-        .code(202)
-        .send({ delivery: await sendTestWebhook(deps, tenantOf(request), request.params.endpointId) }),
+      reply.code(202).send({
+        delivery: await sendTestWebhook(request.deps, tenantOf(request), request.params.endpointId),
+      }),
   });
 
   app.get('/v1/webhooks/endpoints/:endpointId/deliveries', {
@@ -57,7 +57,7 @@ export function webhookDeliveryRoutes(app: App, { deps, cursors }: RouteDeps): v
       const { endpointId } = request.params;
       const scope = cursorScope(tenantOf(request), 'webhook-deliveries', { endpointId, status });
       const page = await listWebhookDeliveries(
-        deps,
+        request.deps,
         tenantOf(request),
         endpointId,
         { status },
@@ -81,7 +81,7 @@ export function webhookDeliveryRoutes(app: App, { deps, cursors }: RouteDeps): v
         .code(202)
         .send(
           await recoverWebhookDeliveries(
-            deps,
+            request.deps,
             tenantOf(request),
             request.params.endpointId,
             Date.parse(request.body.since),
@@ -99,7 +99,7 @@ export function webhookDeliveryRoutes(app: App, { deps, cursors }: RouteDeps): v
       response: { 200: WebhookDeliveryEnvelope, ...problemResponses },
     },
     handler: async (request) => ({
-      delivery: await getWebhookDelivery(deps, tenantOf(request), request.params.deliveryId),
+      delivery: await getWebhookDelivery(request.deps, tenantOf(request), request.params.deliveryId),
     }),
   });
 
@@ -113,8 +113,8 @@ export function webhookDeliveryRoutes(app: App, { deps, cursors }: RouteDeps): v
       response: { 202: WebhookDeliveryEnvelope, ...problemResponses },
     },
     handler: async (request, reply) =>
-      reply
-        .code(202)
-        .send({ delivery: await redeliverWebhook(deps, tenantOf(request), request.params.deliveryId) }),
+      reply.code(202).send({
+        delivery: await redeliverWebhook(request.deps, tenantOf(request), request.params.deliveryId),
+      }),
   });
 }

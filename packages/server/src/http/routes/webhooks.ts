@@ -30,7 +30,7 @@ const config = { scope: 'webhooks:manage' as const };
 const EndpointEnvelope = Type.Object({ endpoint: WebhookEndpoint });
 
 export function webhookRoutes(app: App, routeDeps: RouteDeps): void {
-  const { deps, cursors } = routeDeps;
+  const { cursors } = routeDeps;
   app.post('/v1/webhooks/endpoints', {
     config: { ...config, idempotent: true },
     schema: {
@@ -53,7 +53,7 @@ export function webhookRoutes(app: App, routeDeps: RouteDeps): void {
     },
     handler: async (request) => {
       const scope = cursorScope(tenantOf(request), 'webhook-endpoints', {});
-      const page = await listWebhookEndpoints(deps, tenantOf(request), {
+      const page = await listWebhookEndpoints(request.deps, tenantOf(request), {
         limit: request.query.limit ?? 50,
         afterId: readAfterId(cursors, scope, request.query.cursor),
       });
@@ -71,7 +71,7 @@ export function webhookRoutes(app: App, routeDeps: RouteDeps): void {
       response: { 200: EndpointEnvelope, ...problemResponses },
     },
     handler: async (request) => ({
-      endpoint: await getWebhookEndpoint(deps, tenantOf(request), request.params.endpointId),
+      endpoint: await getWebhookEndpoint(request.deps, tenantOf(request), request.params.endpointId),
     }),
   });
 
@@ -85,7 +85,12 @@ export function webhookRoutes(app: App, routeDeps: RouteDeps): void {
       response: { 200: EndpointEnvelope, ...problemResponses },
     },
     handler: async (request) => ({
-      endpoint: await updateWebhookEndpoint(deps, tenantOf(request), request.params.endpointId, request.body),
+      endpoint: await updateWebhookEndpoint(
+        request.deps,
+        tenantOf(request),
+        request.params.endpointId,
+        request.body,
+      ),
     }),
   });
 
@@ -98,7 +103,7 @@ export function webhookRoutes(app: App, routeDeps: RouteDeps): void {
       response: { 204: Type.Null(), ...problemResponses },
     },
     handler: async (request, reply) => {
-      await deleteWebhookEndpoint(deps, tenantOf(request), request.params.endpointId);
+      await deleteWebhookEndpoint(request.deps, tenantOf(request), request.params.endpointId);
       return reply.code(204).send(null);
     },
   });

@@ -1,6 +1,7 @@
 import type { Scope } from '@presence/contract';
 import type { ExpressionBuilder, Kysely } from 'kysely';
-import type { ApiKeyRecord, ApiKeyRepo, PageRequest } from '../../domain/ports.js';
+import type { ApiKeyRecord, ApiKeyRepo } from '../../domain/api-keys/ports.js';
+import type { PageRequest } from '../../domain/ports.js';
 import type { ApiKeysTable, Database } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 import { parseJson } from './rows.js';

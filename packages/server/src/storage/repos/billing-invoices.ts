@@ -1,6 +1,6 @@
 import type { InvoiceLine, Plan } from '@presence/contract';
 import type { Kysely } from 'kysely';
-import type { FinalInvoiceStatus, InvoiceRecord, InvoiceRepo } from '../../domain/billing/billing-ports.js';
+import type { FinalInvoiceStatus, InvoiceRecord, InvoiceRepo } from '../../domain/billing/ports.js';
 import type { Database, InvoicesTable } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 import { changedAny, parseJson } from './rows.js';

@@ -1,6 +1,6 @@
 import type { Plan } from '@presence/contract';
 import type { Kysely } from 'kysely';
-import type { PlanRepo } from '../../domain/billing/billing-ports.js';
+import type { PlanRepo } from '../../domain/billing/ports.js';
 import type { Database } from '../schema.js';
 import { parseJson } from './rows.js';
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { BillingRepos } from '../../domain/billing/billing-ports.js';
+import type { BillingRepos } from '../../domain/billing/ports.js';
 import type { Database } from '../schema.js';
 import { createInvoiceRepo } from './billing-invoices.js';
 import { createPlanRepo } from './billing-plans.js';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { QuotaRepo, UsageRollupRepo } from '../../domain/billing/billing-ports.js';
+import type { QuotaRepo, UsageRollupRepo } from '../../domain/billing/ports.js';
 import type { Database } from '../schema.js';
 import { changedAny } from './rows.js';
 

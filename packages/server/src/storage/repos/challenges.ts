@@ -1,6 +1,6 @@
 import type { Decision } from '@presence/contract';
 import type { Kysely } from 'kysely';
-import type { ChallengeRecord, ChallengeRepo, ChallengeStatus } from '../../domain/ports.js';
+import type { ChallengeRecord, ChallengeRepo, ChallengeStatus } from '../../domain/presence/ports.js';
 import type { ChallengesTable, Database } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 import { changedAny, parseJson } from './rows.js';

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { StoreTx } from '../../domain/ports.js';
+import type { Dialect } from '../open-database.js';
 import type { Database } from '../schema.js';
+import { createPresenceHotPath } from '../hot-path/presence-hot-path.js';
 import { createApiKeyRepo } from './api-keys.js';
 import { createBillingRepos } from './billing-repos.js';
 import { createChallengeRepo } from './challenges.js';
@@ -18,7 +20,7 @@ import { createUsageRepo } from './usage.js';
 import { createWebhookRepos } from './webhook-repos.js';
 
 /** Every repo over one Kysely handle: the store's own, or a transaction's. Same queries in both dialects. */
-export function createRepos(db: Kysely<Database>): StoreTx {
+export function createRepos(db: Kysely<Database>, dialect: Dialect): StoreTx {
   return {
     tenants: createTenantRepo(db),
     apiKeys: createApiKeyRepo(db),
@@ -26,6 +28,7 @@ export function createRepos(db: Kysely<Database>): StoreTx {
     registrations: createRegistrationRepo(db),
     credentials: createCredentialRepo(db),
     challenges: createChallengeRepo(db),
+    presence: createPresenceHotPath(db, dialect),
     receipts: createReceiptRepo(db),
     signingKeys: createSigningKeyRepo(db),
     outbox: createOutboxRepo(db),

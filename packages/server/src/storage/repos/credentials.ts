@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { CredentialRecord, CredentialRepo, PageRequest } from '../../domain/ports.js';
+import type { CredentialRecord, CredentialRepo } from '../../domain/credentials/ports.js';
+import type { PageRequest } from '../../domain/ports.js';
 import type { CredentialsTable, Database } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 import { changedAny, fromFlag, parseJson, toFlag } from './rows.js';
@@ -97,7 +98,7 @@ function toRow(c: CredentialRecord): CredentialsTable {
   };
 }
 
-function toCredential(row: CredentialsTable): CredentialRecord {
+export function toCredential(row: CredentialsTable): CredentialRecord {
   return {
     id: row.id,
     tenantId: row.tenant_id,

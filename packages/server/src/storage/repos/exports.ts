@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ExportRecord, ExportRepo, ExportStatus } from '../../domain/exports/export-ports.js';
+import type { ExportRecord, ExportRepo, ExportStatus } from '../../domain/exports/ports.js';
 import type { Database, ExportsTable } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 import { changedAny, parseJson } from './rows.js';

@@ -1,6 +1,6 @@
 import { context, propagation } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
-import type { OutboxRepo } from '../../domain/ports.js';
+import type { OutboxRepo } from '../../domain/events/ports.js';
 import type { Database } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 
@@ -25,7 +25,7 @@ export function createOutboxRepo(db: Kysely<Database>): OutboxRepo {
  * The active span's W3C traceparent, so the event's webhook attempts continue the trace of the
  * request that recorded it. With tracing off no propagator is registered and this is null.
  */
-function currentTraceParent(): string | null {
+export function currentTraceParent(): string | null {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   return carrier['traceparent'] ?? null;

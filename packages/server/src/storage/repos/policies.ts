@@ -1,6 +1,6 @@
 import type { PolicyRules } from '@presence/contract';
 import type { Kysely } from 'kysely';
-import type { PolicyRecord, PolicyRepo } from '../../domain/ports.js';
+import type { PolicyRecord, PolicyRepo } from '../../domain/policy/ports.js';
 import type { Database, PoliciesTable } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 import { parseJson } from './rows.js';

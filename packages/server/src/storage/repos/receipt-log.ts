@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ChallengeRecord } from '../../domain/ports.js';
+import type { ChallengeRecord } from '../../domain/presence/ports.js';
 import type {
   LoggedReceipt,
   ReceiptFilter,

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ReceiptRecord, ReceiptRepo } from '../../domain/ports.js';
+import type { ReceiptRecord, ReceiptRepo } from '../../domain/receipts/ports.js';
 import type { Database, ReceiptsTable } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 import { nextCounterValue } from './tenant-counters.js';

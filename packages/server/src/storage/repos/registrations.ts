@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { RegistrationRecord, RegistrationRepo } from '../../domain/ports.js';
+import type { RegistrationRecord, RegistrationRepo } from '../../domain/credentials/ports.js';
 import type { Database, RegistrationsTable } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 import { changedAny } from './rows.js';

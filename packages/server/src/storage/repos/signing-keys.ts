@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { SigningKeyRecord, SigningKeyRepo } from '../../domain/ports.js';
+import type { SigningKeyRecord, SigningKeyRepo } from '../../domain/receipts/ports.js';
 import type { Database, SigningKeysTable } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 

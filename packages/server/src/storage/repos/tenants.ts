@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { TenantRecord, TenantRepo } from '../../domain/ports.js';
+import type { TenantRecord, TenantRepo } from '../../domain/tenants/ports.js';
 import type { Database, TenantsTable } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 

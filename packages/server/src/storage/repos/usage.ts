@@ -1,8 +1,8 @@
 import type { Granularity } from '@presence/contract';
 import type { Kysely } from 'kysely';
-import { BillingPeriodClosed } from '../../domain/billing/billing-ports.js';
+import { BillingPeriodClosed } from '../../domain/billing/ports.js';
 import { bucketStart } from '../../domain/billing/billing-period.js';
-import type { UsageRepo } from '../../domain/ports.js';
+import type { UsageRepo } from '../../domain/usage/ports.js';
 import type { Database } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 

@@ -1,0 +1,31 @@
+/** What the domain needs from storage for api-keys (a member of StoreTx in ../ports.ts). */
+import type { Scope } from '@presence/contract';
+import type { PageRequest } from '../ports.js';
+
+export interface ApiKeyRecord {
+  id: string;
+  tenantId: string;
+  name: string;
+  prefix: string;
+  /** Hex SHA-256 of the whole secret; the secret itself is never stored. */
+  keyHash: string;
+  scopes: Scope[];
+  createdAt: number;
+  lastUsedAt: number | null;
+  expiresAt: number | null;
+  revokedAt: number | null;
+}
+
+export interface ApiKeyRepo {
+  insert(k: ApiKeyRecord): Promise<void>;
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  get(tenantId: string, id: string): Promise<ApiKeyRecord | undefined>;
+  list(tenantId: string, page: PageRequest): Promise<ApiKeyRecord[]>;
+  /** Sets revokedAt (when still null) or moves expiresAt earlier; returns the updated row. */
+  update(
+    tenantId: string,
+    id: string,
+    change: { revokedAt?: number; expiresAt?: number },
+  ): Promise<ApiKeyRecord | undefined>;
+  touch(id: string, at: number): Promise<void>;
+}

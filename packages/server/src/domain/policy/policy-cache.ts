@@ -1,0 +1,28 @@
+import { BoundedCache } from '../bounded-cache.js';
+import type { Deps } from '../deps.js';
+import type { Clock } from '../ports.js';
+import type { PolicyRecord } from './ports.js';
+
+/**
+ * Policy versions by tenant and id. A version is immutable (a change inserts a new version), so an
+ * entry never goes stale and needs no invalidation; the bound only limits memory.
+ */
+export type PolicyCache = BoundedCache<PolicyRecord>;
+
+export function createPolicyCache(clock: Clock, maxEntries = 10_000): PolicyCache {
+  return new BoundedCache<PolicyRecord>({ maxEntries, now: () => clock.now() });
+}
+
+/** One policy version, from memory when it was read before. */
+export async function policyVersion(
+  deps: Pick<Deps, 'store' | 'policies'>,
+  tenantId: string,
+  policyId: string,
+): Promise<PolicyRecord | undefined> {
+  const key = `${tenantId}/${policyId}`;
+  const cached = deps.policies.get(key);
+  if (cached !== undefined) return cached;
+  const policy = await deps.store.policies.get(tenantId, policyId);
+  if (policy !== undefined) deps.policies.set(key, policy);
+  return policy;
+}

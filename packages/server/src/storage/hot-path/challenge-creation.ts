@@ -1,0 +1,76 @@
+/**
+ * The challenge-creation half of the hot path: the quota, the challenge and its usage in one call
+ * (one statement on PostgreSQL, four cached statements on SQLite with the quota counter last).
+ */
+import type { QuotaCounter } from '../../domain/billing/ports.js';
+import { BillingPeriodClosed } from '../../domain/billing/ports.js';
+import type { ChallengeCreation } from '../../domain/presence/ports.js';
+import type { Dialect } from '../open-database.js';
+import { buckets, sqliteUsage, type Run } from './run-statement.js';
+import * as S from './statements.js';
+
+export function createChallengeWrites(run: Run, dialect: Dialect, c: ChallengeCreation) {
+  return dialect === 'postgres' ? pgCreate(run, c) : sqliteCreate(run, c);
+}
+
+interface QuotaRow {
+  used: number;
+  threshold_80_at: number | null;
+  threshold_100_at: number | null;
+}
+
+function toCounter(row: QuotaRow): QuotaCounter {
+  return {
+    used: Number(row.used),
+    threshold80At: row.threshold_80_at === null ? null : Number(row.threshold_80_at),
+    threshold100At: row.threshold_100_at === null ? null : Number(row.threshold_100_at),
+  };
+}
+
+function challengeValues({ challenge: c }: ChallengeCreation) {
+  return [
+    c.id,
+    c.tenantId,
+    c.actionHashHex,
+    c.subject,
+    c.purpose,
+    c.nonceB64Url,
+    c.challengeB64Url,
+    JSON.stringify(c.allowCredentialIds),
+    c.policyId,
+    c.createdAt,
+    c.expiresAt,
+  ];
+}
+
+async function pgCreate(run: Run, c: ChallengeCreation): Promise<QuotaCounter | undefined> {
+  if (c.quota.limit !== null && c.quota.limit <= 0) return undefined;
+  const [id, tenantId, ...rest] = challengeValues(c);
+  const { rows } = await run<QuotaRow & { rollups: number }>(S.PG_CREATE_CHALLENGE, [
+    tenantId,
+    c.quota.periodStart,
+    c.quota.limit,
+    id,
+    ...rest.slice(0, 8),
+    rest[8],
+    c.usage.id,
+    ...buckets(c.usage.occurredAt),
+  ]);
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  if (row.rollups !== 3) throw new BillingPeriodClosed(c.usage.occurredAt);
+  return toCounter(row);
+}
+
+async function sqliteCreate(run: Run, c: ChallengeCreation): Promise<QuotaCounter | undefined> {
+  if (c.quota.limit !== null && c.quota.limit <= 0) return undefined;
+  await run(S.INSERT_CHALLENGE, challengeValues(c));
+  await sqliteUsage(run, c.usage);
+  // Last: the tenant's quota counter. When full, the caller's transaction rolls the rest back.
+  const { rows } = await run<QuotaRow>(S.TAKE_QUOTA, [
+    c.challenge.tenantId,
+    c.quota.periodStart,
+    c.quota.limit,
+  ]);
+  return rows[0] === undefined ? undefined : toCounter(rows[0]);
+}
