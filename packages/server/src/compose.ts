@@ -17,6 +17,7 @@ import { createWebhookJob } from './worker/deliver-webhooks.js';
 import { createWebhookTransport } from './worker/webhook-transport.js';
 import { createClosePeriodsJob } from './worker/close-periods-job.js';
 import { createIdempotencyCleanupJob } from './worker/idempotency-cleanup-job.js';
+import { createRetentionJob } from './worker/retention-job.js';
 import { DEFAULT_BILLING_SETTINGS, type BillingSettings } from './domain/billing/billing-settings.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
@@ -28,6 +29,8 @@ export interface Composed {
   store: Store;
   /** Background jobs (outbox delivery, schedulers); main.ts runs them with runJobs. */
   jobs: Job[];
+  /** SIGTERM's first step: /readyz answers 503 from now on, so load balancers stop routing here. */
+  startDraining(): void;
   close(): Promise<void>;
 }
 
@@ -42,6 +45,8 @@ export async function composeDeps(config: Config): Promise<Deps> {
     databaseUrl: config.databaseUrl,
     sqlitePath: config.sqlitePath,
     pgPoolSize: config.pgPoolSize,
+    pgConnectTimeoutMs: config.pgConnectTimeoutMs,
+    sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
   };
   await migrateDatabase(options);
   return depsFromStore(
@@ -53,6 +58,7 @@ export async function composeDeps(config: Config): Promise<Deps> {
       timeoutMs: config.webhookTimeoutMs,
     },
     config.billing,
+    config.previousMasterKey,
   );
 }
 
@@ -69,8 +75,13 @@ export async function depsFromStore(
   clock: Clock = systemClock,
   webhook: WebhookTransportConfig = {},
   billing: BillingSettings = DEFAULT_BILLING_SETTINGS,
+  previousMasterKey?: Buffer,
 ): Promise<Deps> {
-  const secrets = createSecretBox(deriveKey(masterKey, 'secrets-at-rest'), cryptoRandom);
+  const secrets = createSecretBox(
+    deriveKey(masterKey, 'secrets-at-rest'),
+    cryptoRandom,
+    previousMasterKey && deriveKey(previousMasterKey, 'secrets-at-rest'),
+  );
   const signer = await loadReceiptSigner({ store, clock, secrets });
   const timeoutMs = webhook.timeoutMs ?? 10_000;
   const webhooks = createWebhookTransport({
@@ -98,12 +109,14 @@ export async function compose(config: Config, logger: Logger | false): Promise<C
 /** Builds the HTTP app (API and portal) around ready dependencies. */
 export async function composeWith(deps: Deps, config: Config, logger: Logger | false): Promise<Composed> {
   const devTenantId = config.devTenant ? await ensureDevTenant(deps, config, logger) : undefined;
+  let draining = false;
   const app = await buildApp(deps, {
     logger: logger === false ? false : logger,
     bodyLimitBytes: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     rateLimitPerMinute: config.rateLimitPerMinute,
     cursorKey: deriveKey(config.masterKey, 'cursor'),
+    isDraining: () => draining,
     plugins: [portal({ demoTenantId: devTenantId })],
   });
   const refresh = setInterval(() => void deps.signer.refresh().catch(() => undefined), 60_000);
@@ -115,12 +128,20 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
     perEndpoint: config.webhookEndpointConcurrency,
     leaseMs: 2 * config.webhookTimeoutMs + 2000,
   });
-  const jobs: Job[] = [webhookJob, createClosePeriodsJob(deps), createIdempotencyCleanupJob(deps)];
+  const jobs: Job[] = [
+    webhookJob,
+    createClosePeriodsJob(deps),
+    createIdempotencyCleanupJob(deps),
+    createRetentionJob(deps, config.retention, logger),
+  ];
   return {
     deps,
     app,
     store: deps.store,
     jobs,
+    startDraining() {
+      draining = true;
+    },
     async close() {
       clearInterval(refresh);
       await app.close();

@@ -6,6 +6,8 @@
 import type { Decision, PolicyRules, Scope } from '@presence/contract';
 import type { WebhookRepos } from './webhooks/ports.js';
 import type { IdempotencyRepo } from './idempotency/ports.js';
+import type { RetentionRepo } from './retention/ports.js';
+import type { SealedSecretRepo } from './master-key/ports.js';
 import type { BillingRepos } from './billing/billing-ports.js';
 import type { ExportRepo } from './exports/export-ports.js';
 import type { ReceiptLogRepo } from './receipts/receipt-log-ports.js';
@@ -269,6 +271,8 @@ export interface StoreTx {
   exports: ExportRepo;
   webhooks: WebhookRepos;
   idempotency: IdempotencyRepo;
+  retention: RetentionRepo;
+  sealedSecrets: SealedSecretRepo;
 }
 
 export interface Store extends StoreTx {

@@ -29,6 +29,8 @@ export interface HttpOptions {
   rateLimitPerMinute: number;
   /** Keys the pagination cursor MACs. */
   cursorKey: Buffer;
+  /** True once shutdown began: /readyz answers 503. */
+  isDraining?: () => boolean;
   /** Extra encapsulated plugins (the portal), registered after the API. */
   plugins?: ((app: App, routeDeps: RouteDeps) => Promise<void>)[];
 }
@@ -76,7 +78,11 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   registerAuth(app, deps);
   registerRateLimit(app, options.rateLimitPerMinute, () => deps.clock.now());
   registerIdempotency(app, deps);
-  const routeDeps: RouteDeps = { deps, cursors: new CursorCodec(options.cursorKey) };
+  const routeDeps: RouteDeps = {
+    deps,
+    cursors: new CursorCodec(options.cursorKey),
+    isDraining: options.isDraining ?? (() => false),
+  };
   for (const routes of [
     publicRoutes,
     presenceRoutes,

@@ -8,6 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
+import { withUnavailableErrors } from './unavailable-dialect.js';
 
 export interface StoreOptions {
   /** Unset → SQLite at `sqlitePath`; `postgres://…` or `postgresql://…` → PostgreSQL. */
@@ -18,6 +19,10 @@ export interface StoreOptions {
   pgPoolSize?: number | undefined;
   /** Errors of idle pooled PostgreSQL connections (the pool drops them and reconnects). */
   onPoolError?: ((error: Error) => void) | undefined;
+  /** How long a PostgreSQL connection (or a free pool slot) is awaited before a 503 (default 5 s). */
+  pgConnectTimeoutMs?: number | undefined;
+  /** How long SQLite waits for another connection's write lock before a 503 (default 5 s). */
+  sqliteBusyTimeoutMs?: number | undefined;
 }
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -28,12 +33,14 @@ export interface DatabaseHandle {
 }
 
 const DEFAULT_POOL_SIZE = 10;
+const DEFAULT_TIMEOUT_MS = 5000;
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 const PG_INT8_OID = 20;
 
 export async function openDatabase(options: StoreOptions): Promise<DatabaseHandle> {
   const url = options.databaseUrl;
-  if (url === undefined || url === '') return { dialect: 'sqlite', db: openSqlite(options.sqlitePath) };
+  if (url === undefined || url === '')
+    return { dialect: 'sqlite', db: openSqlite(options.sqlitePath, options.sqliteBusyTimeoutMs) };
   if (!/^postgres(ql)?:\/\//.test(url)) {
     throw new Error('databaseUrl must start with postgres:// or postgresql://');
   }
@@ -45,11 +52,10 @@ export async function openDatabase(options: StoreOptions): Promise<DatabaseHandl
  * writer; synchronous=FULL fsyncs the WAL on every commit, so a returned receipt survives a power
  * loss; busy_timeout makes a second process wait for the write lock instead of failing at once.
  */
-function openSqlite(path: string): Kysely<Database> {
+function openSqlite(path: string, busyTimeoutMs = DEFAULT_TIMEOUT_MS): Kysely<Database> {
   mkdirSync(dirname(path), { recursive: true });
-  const database = new SqliteDatabase(path);
+  const database = new SqliteDatabase(path, { timeout: busyTimeoutMs });
   try {
-    database.pragma('busy_timeout = 5000');
     const mode: unknown = database.pragma('journal_mode = WAL', { simple: true });
     if (mode !== 'wal') throw new Error(`SQLite refused WAL journal mode for ${path} (got ${String(mode)})`);
     database.pragma('synchronous = FULL');
@@ -58,7 +64,8 @@ function openSqlite(path: string): Kysely<Database> {
     database.close();
     throw error;
   }
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const dialect = new SqliteDialect({ database: withStatementCache(database) });
+  return new Kysely<Database>({ dialect: withUnavailableErrors(dialect, 'sqlite') });
 }
 
 /** Distinct SQL texts are few (queries are built from fixed shapes), so the cache stays small. */
@@ -93,12 +100,15 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Kysely<
   const pool = new pg.Pool({
     connectionString: url,
     max: options.pgPoolSize ?? DEFAULT_POOL_SIZE,
+    connectionTimeoutMillis: options.pgConnectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    keepAlive: true,
     // Per pool, so nothing global changes: BIGINT (epoch ms, counts) arrives as a number.
     types: { getTypeParser: getTypeParser as typeof pg.types.getTypeParser },
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
   pool.on('error', options.onPoolError ?? (() => undefined));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const dialect = withUnavailableErrors(new PostgresDialect({ pool }), 'postgres');
+  const db = new Kysely<Database>({ dialect });
   if (schema === undefined) return db;
   try {
     await createSchema(db, schema);

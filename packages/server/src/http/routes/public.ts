@@ -4,7 +4,10 @@ import type { App } from '../types.js';
 import { sendProblem } from '../plugins/problem.js';
 import type { RouteDeps } from './route-deps.js';
 
-export function publicRoutes(app: App, { deps }: RouteDeps): void {
+/** Seconds a load balancer or client should wait before asking an unready instance again. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+export function publicRoutes(app: App, { deps, isDraining }: RouteDeps): void {
   app.get('/healthz', {
     schema: {
       tags: ['operations'],
@@ -17,11 +20,16 @@ export function publicRoutes(app: App, { deps }: RouteDeps): void {
   app.get('/readyz', {
     schema: { tags: ['operations'], summary: 'Readiness: the database answers' },
     handler: async (request, reply) => {
+      if (isDraining()) {
+        reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+        return sendProblem(reply, request, 'service_unavailable', 'this instance is shutting down');
+      }
       try {
         await deps.store.ping();
         return { status: 'ready', database: deps.store.dialect };
-      } catch (error) {
-        request.log.warn({ err: error }, 'readiness check failed');
+      } catch {
+        // Not logged: a load balancer polls this every few seconds; the outage is logged by the jobs.
+        reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
         return sendProblem(reply, request, 'service_unavailable', 'the database does not answer');
       }
     },

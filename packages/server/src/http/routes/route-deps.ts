@@ -5,4 +5,6 @@ import type { CursorCodec } from '../cursor.js';
 export interface RouteDeps {
   deps: Deps;
   cursors: CursorCodec;
+  /** True once shutdown began (SIGTERM): readiness fails first, requests in flight still finish. */
+  isDraining: () => boolean;
 }
