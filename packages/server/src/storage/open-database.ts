@@ -106,7 +106,12 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Kysely<
     types: { getTypeParser: getTypeParser as typeof pg.types.getTypeParser },
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
-  pool.on('error', options.onPoolError ?? (() => undefined));
+  const onError = options.onPoolError ?? (() => undefined);
+  pool.on('error', onError);
+  // A connection that breaks while checked out also emits 'error' on its client, which pg-pool
+  // listens to only while the client is idle: unheard, it would crash the process. The query in
+  // flight fails on its own (and becomes a 503); the pool discards the broken client on release.
+  pool.on('connect', (client) => client.on('error', onError));
   const dialect = withUnavailableErrors(new PostgresDialect({ pool }), 'postgres');
   const db = new Kysely<Database>({ dialect });
   if (schema === undefined) return db;
