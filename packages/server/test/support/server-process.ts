@@ -41,7 +41,10 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  { readyTimeoutMs = 10_000 }: { readyTimeoutMs?: number } = {},
+): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [`${DIST}main.js`], {
     env: {
@@ -58,7 +61,8 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
+  const attempts = Math.ceil(readyTimeoutMs / 100);
+  for (let i = 0; i < attempts; i++) {
     if (child.exitCode !== null) throw new Error(`server exited early: ${output}`);
     const ok = await fetch(`${url}/readyz`).then(
       (r) => r.ok,
@@ -66,7 +70,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 100));
-    if (i === 99) throw new Error(`server did not become ready: ${output}`);
+    if (i === attempts - 1) throw new Error(`server did not become ready: ${output}`);
   }
   return {
     url,
