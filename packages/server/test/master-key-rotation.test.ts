@@ -6,7 +6,7 @@
  * The CLI half runs `presence master-key reseal` on a real SQLite data directory.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { computeActionHashSync as computeActionHash } from '@presence/sdk/node';
@@ -70,29 +70,44 @@ for (const dialect of DIALECTS) {
   });
 }
 
-describe.skipIf(!serviceBuilt('master-key CLI test'))('presence master-key reseal (CLI, SQLite)', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'presence-mk-'));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+describe.skipIf(!serviceBuilt('master-key CLI test'))(
+  'presence master-key reseal and backup (CLI, SQLite)',
+  () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'presence-mk-'));
+    afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('moves the signing key to the new master key; then the old key is not needed', () => {
-    const oldKey = cli(['master-key', 'generate'], {}).trim();
-    const newKey = cli(['master-key', 'generate'], {}).trim();
-    expect(oldKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const base = { PRESENCE_DATA_DIR: dataDir, PRESENCE_DEV_TENANT: 'false' };
-    cli(['tenant', 'create', '--name', 'mk', '--rp-id', 'app.example', '--origin', 'https://app.example'], {
-      ...base,
-      PRESENCE_MASTER_KEY: oldKey,
+    it('moves the signing key to the new master key; then the old key is not needed', () => {
+      const oldKey = cli(['master-key', 'generate'], {}).trim();
+      const newKey = cli(['master-key', 'generate'], {}).trim();
+      expect(oldKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      const base = { PRESENCE_DATA_DIR: dataDir, PRESENCE_DEV_TENANT: 'false' };
+      cli(['tenant', 'create', '--name', 'mk', '--rp-id', 'app.example', '--origin', 'https://app.example'], {
+        ...base,
+        PRESENCE_MASTER_KEY: oldKey,
+      });
+      expect(() => cli(['signing-keys', 'rotate'], { ...base, PRESENCE_MASTER_KEY: newKey })).toThrow();
+      const out = cli(['master-key', 'reseal'], {
+        ...base,
+        PRESENCE_MASTER_KEY: newKey,
+        PRESENCE_MASTER_KEY_PREVIOUS: oldKey,
+      });
+      expect(out).toContain('"kind":"signing-key","resealed":1');
+      expect(out).toContain('PRESENCE_MASTER_KEY_PREVIOUS can be dropped');
+      expect(cli(['signing-keys', 'rotate'], { ...base, PRESENCE_MASTER_KEY: newKey })).toContain(
+        'new signing key',
+      );
+
+      // `presence backup` copies the live database; the copy opens with the new key alone.
+      const copy = join(dataDir, 'copy', 'presence.sqlite');
+      mkdirSync(join(dataDir, 'copy'));
+      expect(cli(['backup', '--to', copy], { ...base, PRESENCE_MASTER_KEY: newKey })).toContain('backed up');
+      expect(() => cli(['backup', '--to', copy], { ...base, PRESENCE_MASTER_KEY: newKey })).toThrow(/exists/);
+      const fromCopy = {
+        PRESENCE_DATA_DIR: join(dataDir, 'copy'),
+        PRESENCE_DEV_TENANT: 'false',
+        PRESENCE_MASTER_KEY: newKey,
+      };
+      expect(cli(['signing-keys', 'rotate'], fromCopy)).toContain('new signing key');
     });
-    expect(() => cli(['signing-keys', 'rotate'], { ...base, PRESENCE_MASTER_KEY: newKey })).toThrow();
-    const out = cli(['master-key', 'reseal'], {
-      ...base,
-      PRESENCE_MASTER_KEY: newKey,
-      PRESENCE_MASTER_KEY_PREVIOUS: oldKey,
-    });
-    expect(out).toContain('"kind":"signing-key","resealed":1');
-    expect(out).toContain('PRESENCE_MASTER_KEY_PREVIOUS can be dropped');
-    expect(cli(['signing-keys', 'rotate'], { ...base, PRESENCE_MASTER_KEY: newKey })).toContain(
-      'new signing key',
-    );
-  });
-});
+  },
+);
