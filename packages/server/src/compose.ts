@@ -116,6 +116,7 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
     trustProxy: config.trustProxy,
     rateLimitPerMinute: config.rateLimitPerMinute,
     cursorKey: deriveKey(config.masterKey, 'cursor'),
+    previousCursorKey: config.previousMasterKey && deriveKey(config.previousMasterKey, 'cursor'),
     isDraining: () => draining,
     plugins: [portal({ demoTenantId: devTenantId })],
   });

@@ -29,6 +29,8 @@ export interface HttpOptions {
   rateLimitPerMinute: number;
   /** Keys the pagination cursor MACs. */
   cursorKey: Buffer;
+  /** The cursor key of the master key being rotated out, if any. */
+  previousCursorKey?: Buffer | undefined;
   /** True once shutdown began: /readyz answers 503. */
   isDraining?: () => boolean;
   /** Extra encapsulated plugins (the portal), registered after the API. */
@@ -80,7 +82,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   registerIdempotency(app, deps);
   const routeDeps: RouteDeps = {
     deps,
-    cursors: new CursorCodec(options.cursorKey),
+    cursors: new CursorCodec(options.cursorKey, options.previousCursorKey),
     isDraining: options.isDraining ?? (() => false),
   };
   for (const routes of [
