@@ -156,6 +156,10 @@ describe.skipIf(!pgUp)('PostgreSQL cut off behind a TCP proxy', () => {
     expect(failing.length).toBeLessThanOrEqual(4); // at most once per job, not once per poll
     expect(logs.some((l) => l.includes('background job recovered'))).toBe(true);
     expect(logs.some((l) => l.includes('unhandled error'))).toBe(false);
+    const recovered = logs.filter((l) => l.includes('background job recovered')).map((l) => JSON.parse(l));
+    console.log(
+      `postgres outage: background jobs recovered after ${recovered.map((r) => `${r.job} ${r.downMs} ms down, ${r.failures} failed runs`).join('; ')}`,
+    );
     console.log(
       `postgres outage: ${restoredAt - cutAt} ms cut, ${during.length} requests during it ` +
         `(${during.filter((o) => o.status === 503).length} × 503, 0 × 5xx other), ` +
