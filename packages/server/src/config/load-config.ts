@@ -9,7 +9,7 @@ import { parseAllowNets } from '../domain/webhooks/address-policy.js';
 import type { RetentionSettings } from '../domain/retention/retention-settings.js';
 
 /** The environment the service reads: one schema, parsed once, here and nowhere else. */
-const Env = Type.Object({
+export const Env = Type.Object({
   NODE_ENV: Type.Optional(Type.String()),
   HOST: Type.String({ default: 'localhost' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
