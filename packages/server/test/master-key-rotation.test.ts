@@ -108,6 +108,6 @@ describe.skipIf(!serviceBuilt('master-key CLI test'))(
         PRESENCE_MASTER_KEY: newKey,
       };
       expect(cli(['signing-keys', 'rotate'], fromCopy)).toContain('new signing key');
-    });
+    }, 180_000); // seven CLI processes, each a cold Node start
   },
 );
