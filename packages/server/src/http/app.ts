@@ -53,6 +53,9 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' as const, allErrors: true } },
     routerOptions: { maxParamLength: 1500 },
     frameworkErrors,
+    // While draining (SIGTERM), a request that still arrives on an open keep-alive connection is
+    // served, not refused with Fastify's own non-problem 503: /readyz already took us out of rotation.
+    return503OnClosing: false,
   };
   const fastify =
     options.logger === false
