@@ -12,18 +12,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { computeActionHashSync as computeActionHash, verifyPack, verifyWebhook } from '@presence/sdk/node';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { composeWith, depsFromStore, type Composed } from '../src/compose.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { closePeriod } from '../src/domain/billing/close-period-for-tenants.js';
 import { backupSqlite } from '../src/storage/backup-sqlite.js';
 import { migrateDatabase } from '../src/storage/migrate-database.js';
 import { openStore, type StoreOptions } from '../src/storage/open-store.js';
-import { DIALECTS, pgAvailable, testDatabaseUrl } from '../src/storage/testing.js';
-import type { TestService } from './support/test-service.js';
-import { createEndpoint, deliverDue, receiverPool, startWebhookService } from './support/webhook-helpers.js';
+import { testDatabaseUrl } from '../src/storage/testing.js';
+import { describeEachDialect } from './support/each-dialect.js';
+import { createEndpoint, deliverDue, receiverPool, useWebhookService } from './support/webhook-helpers.js';
 
-const pgUp = await pgAvailable();
 const pgDump = (() => {
   try {
     execFileSync('pg_dump', ['--version']);
@@ -64,20 +63,20 @@ async function backupAndRestore(
   };
 }
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect === 'postgres' && !(pgUp && pgDump))(`restore drill on ${dialect}`, () => {
-    const pool = receiverPool();
-    let s: TestService;
-    let restored: Composed | undefined;
-    let drop = async () => {};
-    afterAll(async () => {
-      await restored?.close();
-      await drop();
-      if (s) await pool.closeWith(s);
-    });
+describeEachDialect('restore drill', (dialect) => {
+  const pool = receiverPool();
+  const s = useWebhookService(dialect, (started) => pool.closeWith(started));
+  let restored: Composed | undefined;
+  let drop = async () => {};
+  afterAll(async () => {
+    await restored?.close();
+    await drop();
+  });
 
-    it('serves verifiable evidence, keys, webhooks and billing from the restored backup', async () => {
-      s = await startWebhookService(dialect);
+  // The PostgreSQL half needs pg_dump and pg_restore (required in CI, see pgDump above).
+  it.skipIf(dialect === 'postgres' && !pgDump)(
+    'serves verifiable evidence, keys, webhooks and billing from the restored backup',
+    async () => {
       const receiver = await pool.start();
       const endpoint = await createEndpoint(s, receiver.url, ['receipt.created']);
       const { authenticator } = await s.enroll('alice');
@@ -183,9 +182,10 @@ for (const dialect of DIALECTS) {
         list.data.filter((i) => !i.invoiceId.startsWith('draft_'));
       expect(finalized(invoices.json).length).toBeGreaterThan(0);
       expect(finalized((await call('GET', '/v1/billing/invoices')).json)).toEqual(finalized(invoices.json));
-    }, 60_000);
-  });
-}
+    },
+    60_000,
+  );
+});
 
 function nextMonth(month: string): string {
   const [y, m] = month.split('-').map(Number) as [number, number];

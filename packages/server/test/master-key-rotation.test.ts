@@ -10,65 +10,56 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { computeActionHashSync as computeActionHash } from '@presence/sdk/node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { depsFromStore } from '../src/compose.js';
 import { resealSecrets } from '../src/domain/master-key/reseal-secrets.js';
 import { signingSecrets } from '../src/domain/webhooks/webhook-secret.js';
-import { DIALECTS, pgAvailable } from '../src/storage/testing.js';
+import { describeEachDialect } from './support/each-dialect.js';
 import { cli, serviceBuilt } from './support/server-process.js';
-import type { TestService } from './support/test-service.js';
-import { createEndpoint, receiverPool, startWebhookService } from './support/webhook-helpers.js';
+import { createEndpoint, receiverPool, useWebhookService } from './support/webhook-helpers.js';
 
-const pgUp = await pgAvailable();
+describeEachDialect('master-key rotation', (dialect) => {
+  const pool = receiverPool();
+  const s = useWebhookService(dialect, (started) => pool.closeWith(started));
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect === 'postgres' && !pgUp)(`master-key rotation on ${dialect}`, () => {
-    const pool = receiverPool();
-    let s: TestService;
-    beforeAll(async () => {
-      s = await startWebhookService(dialect);
+  it('re-seals every secret under the new key, after which the old key can go', async () => {
+    const receiver = await pool.start();
+    const endpoint = await createEndpoint(s, receiver.url);
+    const rotated = await s.request('POST', `/v1/webhooks/endpoints/${endpoint.id}/rotate-secret`, {});
+    expect(rotated.status).toBe(200);
+    const idempotent = await s.composed.app.inject({
+      method: 'POST',
+      url: '/v1/presence/challenge',
+      headers: { authorization: `Bearer ${s.apiKey}`, 'idempotency-key': 'rotation-1' },
+      payload: { actionHashHex: computeActionHash({ rotation: 1 }) },
     });
-    afterAll(async () => pool.closeWith(s));
+    expect(idempotent.statusCode).toBe(201);
 
-    it('re-seals every secret under the new key, after which the old key can go', async () => {
-      const receiver = await pool.start();
-      const endpoint = await createEndpoint(s, receiver.url);
-      const rotated = await s.request('POST', `/v1/webhooks/endpoints/${endpoint.id}/rotate-secret`, {});
-      expect(rotated.status).toBe(200);
-      const idempotent = await s.composed.app.inject({
-        method: 'POST',
-        url: '/v1/presence/challenge',
-        headers: { authorization: `Bearer ${s.apiKey}`, 'idempotency-key': 'rotation-1' },
-        payload: { actionHashHex: computeActionHash({ rotation: 1 }) },
-      });
-      expect(idempotent.statusCode).toBe(201);
+    const store = s.testStore.store;
+    const oldKey = s.masterKey;
+    const newKey = randomBytes(32);
+    // The new key alone opens nothing yet: the signer cannot load its key.
+    await expect(depsFromStore(store, newKey, s.clock)).rejects.toThrow();
 
-      const store = s.testStore.store;
-      const oldKey = s.masterKey;
-      const newKey = randomBytes(32);
-      // The new key alone opens nothing yet: the signer cannot load its key.
-      await expect(depsFromStore(store, newKey, s.clock)).rejects.toThrow();
+    const during = await depsFromStore(store, newKey, s.clock, {}, undefined, oldKey);
+    const counts = await resealSecrets(during);
+    const byKind = Object.fromEntries(counts.map((c) => [c.kind, c]));
+    expect(byKind['signing-key']!.resealed).toBeGreaterThanOrEqual(1);
+    expect(byKind['webhook-secret']!.resealed).toBe(1);
+    expect(byKind['webhook-previous-secret']!.resealed).toBe(1);
+    expect(byKind['idempotency-response']!.resealed).toBe(1);
 
-      const during = await depsFromStore(store, newKey, s.clock, {}, undefined, oldKey);
-      const counts = await resealSecrets(during);
-      const byKind = Object.fromEntries(counts.map((c) => [c.kind, c]));
-      expect(byKind['signing-key']!.resealed).toBeGreaterThanOrEqual(1);
-      expect(byKind['webhook-secret']!.resealed).toBe(1);
-      expect(byKind['webhook-previous-secret']!.resealed).toBe(1);
-      expect(byKind['idempotency-response']!.resealed).toBe(1);
-
-      const after = await depsFromStore(store, newKey, s.clock);
-      const again = await resealSecrets(after);
-      expect(again.every((c) => c.resealed === 0)).toBe(true);
-      expect(again.reduce((n, c) => n + c.current, 0)).toBe(
-        counts.reduce((n, c) => n + c.resealed + c.current, 0),
-      );
-      const record = await store.webhooks.endpoints.get(s.tenantId, endpoint.id);
-      expect(signingSecrets(after, record!, s.clock.now())).toEqual([rotated.json.secret, endpoint.secret]);
-      expect(after.signer.publishedKeys().length).toBeGreaterThanOrEqual(1);
-    });
+    const after = await depsFromStore(store, newKey, s.clock);
+    const again = await resealSecrets(after);
+    expect(again.every((c) => c.resealed === 0)).toBe(true);
+    expect(again.reduce((n, c) => n + c.current, 0)).toBe(
+      counts.reduce((n, c) => n + c.resealed + c.current, 0),
+    );
+    const record = await store.webhooks.endpoints.get(s.tenantId, endpoint.id);
+    expect(signingSecrets(after, record!, s.clock.now())).toEqual([rotated.json.secret, endpoint.secret]);
+    expect(after.signer.publishedKeys().length).toBeGreaterThanOrEqual(1);
   });
-}
+});
 
 describe.skipIf(!serviceBuilt('master-key CLI test'))(
   'presence master-key reseal and backup (CLI, SQLite)',
