@@ -1,6 +1,7 @@
 import { loadConfig } from './config/load-config.js';
 import { compose } from './compose.js';
 import { createLogger } from './logger.js';
+import { serveMetrics } from './observability/serve-metrics.js';
 import { runJobs } from './worker/run-jobs.js';
 
 /** load config → compose → listen; drain and stop cleanly on SIGTERM/SIGINT. */
@@ -9,6 +10,7 @@ export async function serve(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const composed = await compose(config, logger);
   await composed.app.listen({ host: config.host, port: config.port });
+  const metricsServer = config.metricsListen && (await serveMetrics(config.metricsListen, composed.metrics));
   const jobs = runJobs(composed.jobs, logger);
   logger.info(
     {
@@ -16,6 +18,9 @@ export async function serve(): Promise<void> {
       masterKey: config.masterKeySource,
       previousMasterKey: config.previousMasterKey !== undefined,
       demo: config.devTenant ? '/demo' : 'off',
+      metrics: metricsEndpoint(config),
+      rateLimits: config.redisUrl === undefined ? 'in process' : 'shared through Redis',
+      tracing: config.otlpEndpoint === undefined ? 'off' : 'OTLP/HTTP',
     },
     'presence is listening',
   );
@@ -34,25 +39,34 @@ export async function serve(): Promise<void> {
     composed.startDraining();
     const deadline = setTimeout(() => {
       logger.error({ signal, ms: Date.now() - started }, 'drain time exceeded; stopped with work unfinished');
-      process.exit(1);
+      logger.flush(() => process.exit(1));
     }, delayMs + drainMs);
     new Promise((resolve) => setTimeout(resolve, delayMs))
       .then(() => Promise.all([jobs.stop(), composed.app.close()]))
       .then(() => composed.close())
       .then(
+        () =>
+          new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve())),
+      )
+      .then(
         () => {
           clearTimeout(deadline);
           logger.info({ signal, ms: Date.now() - started }, 'stopped');
-          process.exit(0);
+          logger.flush(() => process.exit(0));
         },
         (error: unknown) => {
           logger.error({ err: error }, 'unclean stop');
-          process.exit(1);
+          logger.flush(() => process.exit(1));
         },
       );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+function metricsEndpoint(config: ReturnType<typeof loadConfig>): string {
+  if (config.metricsListen) return `http://${config.metricsListen.host}:${config.metricsListen.port}/metrics`;
+  return config.metricsToken === undefined ? 'off' : '/metrics (bearer token)';
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

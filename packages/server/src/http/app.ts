@@ -10,8 +10,10 @@ import { billingAdminRoutes } from './routes/billing-admin.js';
 import { registerAuth } from './plugins/auth.js';
 import { frameworkErrors, registerProblemHandlers } from './plugins/problem.js';
 import { registerIdempotency } from './plugins/idempotency.js';
+import { registerMetricsRoute, registerRequestMetrics } from './plugins/metrics.js';
+import { registerAddressLimit, registerKeyLimit, type HttpRateLimits } from './plugins/rate-limit.js';
+import type { Metrics } from '../observability/create-metrics.js';
 import { registerJsonBody } from './plugins/json-body.js';
-import { registerRateLimit } from './plugins/rate-limit.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { keyRoutes } from './routes/keys.js';
 import { policyRoutes } from './routes/policy.js';
@@ -29,7 +31,11 @@ export interface HttpOptions {
   logger: FastifyBaseLogger | false;
   bodyLimitBytes: number;
   trustProxy: boolean;
-  rateLimitPerMinute: number;
+  /** Per key, per tenant, per address failing authentication; a missing limiter is off. */
+  rateLimits: HttpRateLimits;
+  metrics: Metrics;
+  /** Set → GET /metrics on this app, behind this bearer token. */
+  metricsToken?: string | undefined;
   /** Keys the pagination cursor MACs. */
   cursorKey: Buffer;
   /** The cursor key of the master key being rotated out, if any. */
@@ -89,12 +95,16 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  registerRequestMetrics(app, options.metrics);
+  registerAddressLimit(app, options.rateLimits, options.metrics);
   registerAuth(app, deps);
-  registerRateLimit(app, options.rateLimitPerMinute, () => deps.clock.now());
+  registerKeyLimit(app, options.rateLimits, options.metrics);
   registerIdempotency(app, deps);
+  registerMetricsRoute(app, options.metrics, options.metricsToken);
   const routeDeps: RouteDeps = {
     deps,
     cursors: new CursorCodec(options.cursorKey, options.previousCursorKey),
+    metrics: options.metrics,
     isDraining: options.isDraining ?? (() => false),
   };
   for (const routes of [

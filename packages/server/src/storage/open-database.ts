@@ -5,10 +5,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { Tracer } from '@opentelemetry/api';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { withUnavailableErrors } from './unavailable-dialect.js';
+import { tracedDialect } from './traced-dialect.js';
 
 export interface StoreOptions {
   /** Unset → SQLite at `sqlitePath`; `postgres://…` or `postgresql://…` → PostgreSQL. */
@@ -23,6 +25,17 @@ export interface StoreOptions {
   pgConnectTimeoutMs?: number | undefined;
   /** How long SQLite waits for another connection's write lock before a 503 (default 5 s). */
   sqliteBusyTimeoutMs?: number | undefined;
+  /** Receives the PostgreSQL pool's live counters once it exists (the metrics read them at scrape). */
+  onPool?: ((pool: PoolStats) => void) | undefined;
+  /** Set (tracing on) → one span per SQL statement; unset → the dialect is used as is. */
+  tracer?: Tracer | undefined;
+}
+
+/** pg.Pool's counters. */
+export interface PoolStats {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
 }
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -39,8 +52,12 @@ const PG_INT8_OID = 20;
 
 export async function openDatabase(options: StoreOptions): Promise<DatabaseHandle> {
   const url = options.databaseUrl;
-  if (url === undefined || url === '')
-    return { dialect: 'sqlite', db: openSqlite(options.sqlitePath, options.sqliteBusyTimeoutMs) };
+  if (url === undefined || url === '') {
+    return {
+      dialect: 'sqlite',
+      db: openSqlite(options.sqlitePath, options.sqliteBusyTimeoutMs, options.tracer),
+    };
+  }
   if (!/^postgres(ql)?:\/\//.test(url)) {
     throw new Error('databaseUrl must start with postgres:// or postgresql://');
   }
@@ -52,9 +69,13 @@ export async function openDatabase(options: StoreOptions): Promise<DatabaseHandl
  * writer; synchronous=FULL fsyncs the WAL on every commit, so a returned receipt survives a power
  * loss; busy_timeout makes a second process wait for the write lock instead of failing at once.
  */
-function openSqlite(path: string, busyTimeoutMs = DEFAULT_TIMEOUT_MS): Kysely<Database> {
+function openSqlite(
+  path: string,
+  busyTimeoutMs: number | undefined,
+  tracer: Tracer | undefined,
+): Kysely<Database> {
   mkdirSync(dirname(path), { recursive: true });
-  const database = new SqliteDatabase(path, { timeout: busyTimeoutMs });
+  const database = new SqliteDatabase(path, { timeout: busyTimeoutMs ?? DEFAULT_TIMEOUT_MS });
   try {
     const mode: unknown = database.pragma('journal_mode = WAL', { simple: true });
     if (mode !== 'wal') throw new Error(`SQLite refused WAL journal mode for ${path} (got ${String(mode)})`);
@@ -65,7 +86,13 @@ function openSqlite(path: string, busyTimeoutMs = DEFAULT_TIMEOUT_MS): Kysely<Da
     throw error;
   }
   const dialect = new SqliteDialect({ database: withStatementCache(database) });
-  return new Kysely<Database>({ dialect: withUnavailableErrors(dialect, 'sqlite') });
+  return new Kysely<Database>({
+    dialect: traced(withUnavailableErrors(dialect, 'sqlite'), tracer, 'sqlite'),
+  });
+}
+
+function traced(dialect: KyselyDialect, tracer: Tracer | undefined, system: 'sqlite' | 'postgresql') {
+  return tracer === undefined ? dialect : tracedDialect(dialect, tracer, system);
 }
 
 /** Distinct SQL texts are few (queries are built from fixed shapes), so the cache stays small. */
@@ -112,8 +139,9 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Kysely<
   // listens to only while the client is idle: unheard, it would crash the process. The query in
   // flight fails on its own (and becomes a 503); the pool discards the broken client on release.
   pool.on('connect', (client) => client.on('error', onError));
+  options.onPool?.(pool);
   const dialect = withUnavailableErrors(new PostgresDialect({ pool }), 'postgres');
-  const db = new Kysely<Database>({ dialect });
+  const db = new Kysely<Database>({ dialect: traced(dialect, options.tracer, 'postgresql') });
   if (schema === undefined) return db;
   try {
     await createSchema(db, schema);

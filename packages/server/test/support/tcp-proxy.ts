@@ -1,9 +1,5 @@
-/**
- * A TCP proxy the test controls, between a server process and PostgreSQL: `cut()` destroys every
- * open connection and stops listening (new connections are refused), `restore()` listens again on
- * the same port. That is what a database failover or a network partition looks like to the pool.
- */
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
+/** A TCP proxy the test controls: cut() drops every connection and stops listening; restore() listens again. */
+import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export interface TcpProxy {
   port: number;
@@ -12,46 +8,39 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
-  const track = (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => s.destroy());
-  };
-  const makeServer = () =>
-    createServer((client) => {
-      const upstream = createConnection(targetPort, targetHost);
-      track(client);
-      track(upstream);
+  let server: Server | undefined;
+  let port = 0;
+  const listen = async () => {
+    server = createServer((client) => {
+      const upstream = connect(target.port, target.host);
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('close', () => sockets.delete(s));
+        s.on('error', () => undefined);
+      }
       client.pipe(upstream).pipe(client);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
-  const listen = (server: Server, port: number) =>
-    new Promise<number>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
-        const address = server.address();
-        resolve(typeof address === 'object' && address ? address.port : port);
-      });
-    });
-  let server: Server | undefined = makeServer();
-  const port = await listen(server, 0);
-  const stop = async () => {
-    const s = server;
-    server = undefined;
-    for (const socket of sockets) socket.destroy();
-    if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+    const address = server.address();
+    if (typeof address === 'object' && address) port = address.port;
   };
+  const cut = async () => {
+    const closing = server && new Promise<void>((resolve) => server!.close(() => resolve()));
+    for (const s of sockets) s.destroy();
+    await closing;
+    server = undefined;
+  };
+  await listen();
   return {
-    port,
-    cut: stop,
-    async restore() {
-      if (server) return;
-      server = makeServer();
-      await listen(server, port);
+    get port() {
+      return port;
     },
-    close: stop,
+    cut,
+    restore: listen,
+    close: cut,
   };
 }

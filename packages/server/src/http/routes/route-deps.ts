@@ -1,4 +1,5 @@
 import type { Deps } from '../../domain/deps.js';
+import type { Metrics } from '../../observability/create-metrics.js';
 import type { CursorCodec } from '../cursor.js';
 
 /** What route files receive: the domain's dependencies and the cursor codec. */
@@ -7,4 +8,6 @@ export interface RouteDeps {
   cursors: CursorCodec;
   /** True once shutdown began (SIGTERM): readiness fails first, requests in flight still finish. */
   isDraining: () => boolean;
+  /** Where routes record what the request metrics cannot see (decisions, export bytes). */
+  metrics: Metrics;
 }
