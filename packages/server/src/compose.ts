@@ -20,6 +20,7 @@ import { createWebhookJob } from './worker/deliver-webhooks.js';
 import { createWebhookTransport } from './worker/webhook-transport.js';
 import { createClosePeriodsJob } from './worker/close-periods-job.js';
 import { createIdempotencyCleanupJob } from './worker/idempotency-cleanup-job.js';
+import { createRetentionJob } from './worker/retention-job.js';
 import { DEFAULT_BILLING_SETTINGS, type BillingSettings } from './domain/billing/billing-settings.js';
 import { composeObservability, type Observability } from './compose-observability.js';
 import type { Metrics } from './observability/create-metrics.js';
@@ -34,6 +35,8 @@ export interface Composed {
   store: Store;
   /** Background jobs (outbox delivery, schedulers); main.ts runs them with runJobs. */
   jobs: Job[];
+  /** SIGTERM's first step: /readyz answers 503 from now on, so load balancers stop routing here. */
+  startDraining(): void;
   /** The process's metrics registry (GET /metrics, PRESENCE_METRICS_LISTEN). */
   metrics: Metrics;
   close(): Promise<void>;
@@ -53,6 +56,8 @@ export async function composeDeps(
     databaseUrl: config.databaseUrl,
     sqlitePath: config.sqlitePath,
     pgPoolSize: config.pgPoolSize,
+    pgConnectTimeoutMs: config.pgConnectTimeoutMs,
+    sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
   };
   await migrateDatabase(options);
   return depsFromStore(
@@ -64,6 +69,7 @@ export async function composeDeps(
       timeoutMs: config.webhookTimeoutMs,
     },
     config.billing,
+    config.previousMasterKey,
   );
 }
 
@@ -80,8 +86,13 @@ export async function depsFromStore(
   clock: Clock = systemClock,
   webhook: WebhookTransportConfig = {},
   billing: BillingSettings = DEFAULT_BILLING_SETTINGS,
+  previousMasterKey?: Buffer,
 ): Promise<Deps> {
-  const secrets = createSecretBox(deriveKey(masterKey, 'secrets-at-rest'), cryptoRandom);
+  const secrets = createSecretBox(
+    deriveKey(masterKey, 'secrets-at-rest'),
+    cryptoRandom,
+    previousMasterKey && deriveKey(previousMasterKey, 'secrets-at-rest'),
+  );
   const signer = await loadReceiptSigner({ store, clock, secrets });
   const timeoutMs = webhook.timeoutMs ?? 10_000;
   const webhooks = createWebhookTransport({
@@ -119,6 +130,7 @@ export async function composeWith(
   const observability = given ?? (await composeObservability(config, logger));
   observability.watchStore(deps.store);
   const devTenantId = config.devTenant ? await ensureDevTenant(deps, config, logger) : undefined;
+  let draining = false;
   const app = await buildApp(deps, {
     logger: logger === false ? false : logger,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -127,6 +139,8 @@ export async function composeWith(
     metrics: observability.metrics,
     metricsToken: config.metricsToken,
     cursorKey: deriveKey(config.masterKey, 'cursor'),
+    previousCursorKey: config.previousMasterKey && deriveKey(config.previousMasterKey, 'cursor'),
+    isDraining: () => draining,
     plugins: [problemPages, portal({ demoTenantId: devTenantId })],
   });
   const refresh = setInterval(() => void refreshSigner(deps, logger).catch(() => undefined), 60_000);
@@ -140,12 +154,20 @@ export async function composeWith(
     metrics: observability.metrics,
     tracer: observability.tracer,
   });
-  const jobs: Job[] = [webhookJob, createClosePeriodsJob(deps), createIdempotencyCleanupJob(deps)];
+  const jobs: Job[] = [
+    webhookJob,
+    createClosePeriodsJob(deps),
+    createIdempotencyCleanupJob(deps),
+    createRetentionJob(deps, config.retention, logger),
+  ];
   return {
     deps,
     app,
     store: deps.store,
     jobs,
+    startDraining() {
+      draining = true;
+    },
     metrics: observability.metrics,
     async close() {
       clearInterval(refresh);

@@ -4,7 +4,7 @@ import { createLogger } from './logger.js';
 import { serveMetrics } from './observability/serve-metrics.js';
 import { runJobs } from './worker/run-jobs.js';
 
-/** load config → compose → listen; stop cleanly on SIGTERM/SIGINT. */
+/** load config → compose → listen; drain and stop cleanly on SIGTERM/SIGINT. */
 export async function serve(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
@@ -16,6 +16,7 @@ export async function serve(): Promise<void> {
     {
       database: composed.store.dialect,
       masterKey: config.masterKeySource,
+      previousMasterKey: config.previousMasterKey !== undefined,
       demo: config.devTenant ? '/demo' : 'off',
       metrics: metricsEndpoint(config),
       rateLimits: config.redisUrl === undefined ? 'in process' : 'shared through Redis',
@@ -24,12 +25,24 @@ export async function serve(): Promise<void> {
     'presence is listening',
   );
   let stopping = false;
+  /**
+   * Shutdown: /readyz turns 503 at once; after `delayMs` (for load balancers to notice) the
+   * listener closes, and requests in flight, the job batches running and webhook attempts in
+   * flight get `drainMs` to finish; then the pool closes and a last line is logged.
+   */
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'stopping');
-    jobs
-      .stop()
+    const started = Date.now();
+    const { delayMs, drainMs } = config.shutdown;
+    logger.info({ signal, delayMs, drainMs }, 'draining: readiness is now 503');
+    composed.startDraining();
+    const deadline = setTimeout(() => {
+      logger.error({ signal, ms: Date.now() - started }, 'drain time exceeded; stopped with work unfinished');
+      logger.flush(() => process.exit(1));
+    }, delayMs + drainMs);
+    new Promise((resolve) => setTimeout(resolve, delayMs))
+      .then(() => Promise.all([jobs.stop(), composed.app.close()]))
       .then(() => composed.close())
       .then(
         () =>
@@ -37,12 +50,13 @@ export async function serve(): Promise<void> {
       )
       .then(
         () => {
-          logger.info({ signal }, 'stopped');
+          clearTimeout(deadline);
+          logger.info({ signal, ms: Date.now() - started }, 'stopped');
           logger.flush(() => process.exit(0));
         },
         (error: unknown) => {
           logger.error({ err: error }, 'unclean stop');
-          process.exit(1);
+          logger.flush(() => process.exit(1));
         },
       );
   };

@@ -6,6 +6,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { BillingSettings } from '../domain/billing/billing-settings.js';
 import { loadBillingSettings } from './load-billing-config.js';
 import { parseAllowNets } from '../domain/webhooks/address-policy.js';
+import type { RetentionSettings } from '../domain/retention/retention-settings.js';
 
 /** The environment the service reads: one schema, parsed once, here and nowhere else. */
 export const Env = Type.Object({
@@ -41,6 +42,15 @@ export const Env = Type.Object({
   PRESENCE_WEBHOOK_ALLOW_NETS: Type.Optional(Type.String()),
   PRESENCE_WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
   PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 8 }),
+  PRESENCE_MASTER_KEY_PREVIOUS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' })),
+  PRESENCE_PG_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 5000 }),
+  PRESENCE_SQLITE_BUSY_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 5000 }),
+  PRESENCE_SHUTDOWN_DELAY_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 0 }),
+  PRESENCE_SHUTDOWN_DRAIN_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 15_000 }),
+  PRESENCE_RETENTION_EVENTS_DAYS: Type.Integer({ minimum: 0, maximum: 36_500, default: 30 }),
+  PRESENCE_RETENTION_DELIVERIES_DAYS: Type.Integer({ minimum: 0, maximum: 36_500, default: 30 }),
+  PRESENCE_RETENTION_CHALLENGES_DAYS: Type.Integer({ minimum: 0, maximum: 36_500, default: 30 }),
+  PRESENCE_RETENTION_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10_000, default: 500 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -84,6 +94,13 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Webhook attempts in flight per endpoint, across processes. */
   webhookEndpointConcurrency: number;
+  /** The master key being rotated out: still opens sealed secrets until `presence master-key reseal`. */
+  previousMasterKey: Buffer | undefined;
+  pgConnectTimeoutMs: number;
+  sqliteBusyTimeoutMs: number;
+  /** SIGTERM: /readyz is 503 for `delayMs` before the listener closes; in-flight work gets `drainMs`. */
+  shutdown: { delayMs: number; drainMs: number };
+  retention: RetentionSettings;
   logLevel: Static<typeof Env>['LOG_LEVEL'];
 }
 
@@ -134,6 +151,16 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     ),
     webhookTimeoutMs: env.PRESENCE_WEBHOOK_TIMEOUT_MS,
     webhookEndpointConcurrency: env.PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY,
+    previousMasterKey: readPreviousMasterKey(env.PRESENCE_MASTER_KEY_PREVIOUS, master.key),
+    pgConnectTimeoutMs: env.PRESENCE_PG_CONNECT_TIMEOUT_MS,
+    sqliteBusyTimeoutMs: env.PRESENCE_SQLITE_BUSY_TIMEOUT_MS,
+    shutdown: { delayMs: env.PRESENCE_SHUTDOWN_DELAY_MS, drainMs: env.PRESENCE_SHUTDOWN_DRAIN_MS },
+    retention: {
+      eventsDays: env.PRESENCE_RETENTION_EVENTS_DAYS,
+      deliveriesDays: env.PRESENCE_RETENTION_DELIVERIES_DAYS,
+      challengesDays: env.PRESENCE_RETENTION_CHALLENGES_DAYS,
+      batchSize: env.PRESENCE_RETENTION_BATCH_SIZE,
+    },
     logLevel: env.LOG_LEVEL,
   };
 }
@@ -166,6 +193,13 @@ function readAllowNets(value: string): string[] {
     throw new ConfigError(`PRESENCE_WEBHOOK_ALLOW_NETS: ${(error as Error).message}`);
   }
   return nets;
+}
+
+function readPreviousMasterKey(value: string | undefined, current: Buffer): Buffer | undefined {
+  if (value === undefined) return undefined;
+  const key = Buffer.from(value, 'base64url');
+  if (key.equals(current)) throw new ConfigError('PRESENCE_MASTER_KEY_PREVIOUS equals PRESENCE_MASTER_KEY');
+  return key;
 }
 
 /**

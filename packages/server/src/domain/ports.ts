@@ -13,6 +13,8 @@ import type { IdempotencyRepo } from './idempotency/ports.js';
 import type { PolicyRepo } from './policy/ports.js';
 import type { ChallengeRepo, PresenceHotPath } from './presence/ports.js';
 import type { ReceiptRepo, SigningKeyRepo } from './receipts/ports.js';
+import type { RetentionRepo } from './retention/ports.js';
+import type { SealedSecretRepo } from './master-key/ports.js';
 import type { ReceiptLogRepo } from './receipts/receipt-log-ports.js';
 import type { TenantRepo } from './tenants/ports.js';
 import type { UsageRepo } from './usage/ports.js';
@@ -50,6 +52,8 @@ export interface StoreTx {
   exports: ExportRepo;
   webhooks: WebhookRepos;
   idempotency: IdempotencyRepo;
+  retention: RetentionRepo;
+  sealedSecrets: SealedSecretRepo;
 }
 
 export interface Store extends StoreTx {

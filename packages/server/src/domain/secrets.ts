@@ -8,12 +8,40 @@ import type { Random } from './ports.js';
  */
 export interface SecretBox {
   seal(plaintext: Buffer, context: string): string;
+  /** Opens with the current key, or during a rotation with the previous one. */
   open(sealed: string, context: string): Buffer;
+  /** Whether the current key (not only the previous one) opens it. */
+  isCurrent(sealed: string, context: string): boolean;
 }
 
-export function createSecretBox(masterKey: Buffer, random: Random): SecretBox {
-  if (masterKey.length !== 32) throw new RangeError('the master key must be 32 bytes');
+/**
+ * `previousKey` is set only while PRESENCE_MASTER_KEY is being rotated: new seals always use the
+ * current key, and values still sealed under the previous one open until they are re-sealed.
+ */
+export function createSecretBox(masterKey: Buffer, random: Random, previousKey?: Buffer): SecretBox {
+  const current = createSingleKeyBox(masterKey, random);
+  if (previousKey === undefined) return current;
+  const previous = createSingleKeyBox(previousKey, random);
   return {
+    seal: current.seal,
+    open(sealed, context) {
+      try {
+        return current.open(sealed, context);
+      } catch (error) {
+        try {
+          return previous.open(sealed, context);
+        } catch {
+          throw error;
+        }
+      }
+    },
+    isCurrent: current.isCurrent,
+  };
+}
+
+function createSingleKeyBox(masterKey: Buffer, random: Random): SecretBox {
+  if (masterKey.length !== 32) throw new RangeError('the master key must be 32 bytes');
+  const box: SecretBox = {
     seal(plaintext, context) {
       const iv = random.bytes(12);
       const cipher = createCipheriv('aes-256-gcm', masterKey, iv);
@@ -33,5 +61,14 @@ export function createSecretBox(masterKey: Buffer, random: Random): SecretBox {
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]);
     },
+    isCurrent(sealed, context) {
+      try {
+        box.open(sealed, context);
+        return true;
+      } catch {
+        return false;
+      }
+    },
   };
+  return box;
 }

@@ -39,6 +39,10 @@ export interface HttpOptions {
   metricsToken?: string | undefined;
   /** Keys the pagination cursor MACs. */
   cursorKey: Buffer;
+  /** The cursor key of the master key being rotated out, if any. */
+  previousCursorKey?: Buffer | undefined;
+  /** True once shutdown began: /readyz answers 503. */
+  isDraining?: () => boolean;
   /** Extra encapsulated plugins (the portal), registered after the API. */
   plugins?: ((app: App, routeDeps: RouteDeps) => Promise<void>)[];
 }
@@ -53,6 +57,9 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     schemaController: { compilersFactory: { buildValidator: buildValidatorsByPart } },
     routerOptions: { maxParamLength: 1500 },
     frameworkErrors,
+    // While draining (SIGTERM), a request that still arrives on an open keep-alive connection is
+    // served, not refused with Fastify's own non-problem 503: /readyz already took us out of rotation.
+    return503OnClosing: false,
   };
   const fastify =
     options.logger === false
@@ -76,7 +83,11 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   registerKeyLimit(app, options.rateLimits, options.metrics);
   registerIdempotency(app, deps);
   registerMetricsRoute(app, options.metrics, options.metricsToken);
-  const routeDeps: RouteDeps = { cursors: new CursorCodec(options.cursorKey), metrics: options.metrics };
+  const routeDeps: RouteDeps = {
+    cursors: new CursorCodec(options.cursorKey, options.previousCursorKey),
+    metrics: options.metrics,
+    isDraining: options.isDraining ?? (() => false),
+  };
   for (const routes of [
     publicRoutes,
     presenceRoutes,

@@ -10,6 +10,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDial
 import pg from 'pg';
 import { PREPARED_NAMES } from './hot-path/statements.js';
 import type { Database } from './schema.js';
+import { withUnavailableErrors } from './unavailable-dialect.js';
 import { tracedDialect } from './traced-dialect.js';
 
 export interface StoreOptions {
@@ -21,6 +22,10 @@ export interface StoreOptions {
   pgPoolSize?: number | undefined;
   /** Errors of idle pooled PostgreSQL connections (the pool drops them and reconnects). */
   onPoolError?: ((error: Error) => void) | undefined;
+  /** How long a PostgreSQL connection (or a free pool slot) is awaited before a 503 (default 5 s). */
+  pgConnectTimeoutMs?: number | undefined;
+  /** How long SQLite waits for another connection's write lock before a 503 (default 5 s). */
+  sqliteBusyTimeoutMs?: number | undefined;
   /** Receives the PostgreSQL pool's live counters once it exists (the metrics read them at scrape). */
   onPool?: ((pool: PoolStats) => void) | undefined;
   /** Set (tracing on) → one span per SQL statement; unset → the dialect is used as is. */
@@ -42,13 +47,17 @@ export interface DatabaseHandle {
 }
 
 const DEFAULT_POOL_SIZE = 10;
+const DEFAULT_TIMEOUT_MS = 5000;
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 const PG_INT8_OID = 20;
 
 export async function openDatabase(options: StoreOptions): Promise<DatabaseHandle> {
   const url = options.databaseUrl;
   if (url === undefined || url === '') {
-    return { dialect: 'sqlite', db: openSqlite(options.sqlitePath, options.tracer) };
+    return {
+      dialect: 'sqlite',
+      db: openSqlite(options.sqlitePath, options.sqliteBusyTimeoutMs, options.tracer),
+    };
   }
   if (!/^postgres(ql)?:\/\//.test(url)) {
     throw new Error('databaseUrl must start with postgres:// or postgresql://');
@@ -61,11 +70,14 @@ export async function openDatabase(options: StoreOptions): Promise<DatabaseHandl
  * writer; synchronous=FULL fsyncs the WAL on every commit, so a returned receipt survives a power
  * loss; busy_timeout makes a second process wait for the write lock instead of failing at once.
  */
-function openSqlite(path: string, tracer: Tracer | undefined): Kysely<Database> {
+function openSqlite(
+  path: string,
+  busyTimeoutMs: number | undefined,
+  tracer: Tracer | undefined,
+): Kysely<Database> {
   mkdirSync(dirname(path), { recursive: true });
-  const database = new SqliteDatabase(path);
+  const database = new SqliteDatabase(path, { timeout: busyTimeoutMs ?? DEFAULT_TIMEOUT_MS });
   try {
-    database.pragma('busy_timeout = 5000');
     const mode: unknown = database.pragma('journal_mode = WAL', { simple: true });
     if (mode !== 'wal') throw new Error(`SQLite refused WAL journal mode for ${path} (got ${String(mode)})`);
     database.pragma('synchronous = FULL');
@@ -75,7 +87,9 @@ function openSqlite(path: string, tracer: Tracer | undefined): Kysely<Database> 
     throw error;
   }
   const dialect = new SqliteDialect({ database: withStatementCache(database) });
-  return new Kysely<Database>({ dialect: traced(dialect, tracer, 'sqlite') });
+  return new Kysely<Database>({
+    dialect: traced(withUnavailableErrors(dialect, 'sqlite'), tracer, 'sqlite'),
+  });
 }
 
 function traced(dialect: KyselyDialect, tracer: Tracer | undefined, system: 'sqlite' | 'postgresql') {
@@ -115,15 +129,21 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Kysely<
     Client: PreparingClient,
     connectionString: url,
     max: options.pgPoolSize ?? DEFAULT_POOL_SIZE,
+    connectionTimeoutMillis: options.pgConnectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    keepAlive: true,
     // Per pool, so nothing global changes: BIGINT (epoch ms, counts) arrives as a number.
     types: { getTypeParser: getTypeParser as typeof pg.types.getTypeParser },
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
-  pool.on('error', options.onPoolError ?? (() => undefined));
+  const onError = options.onPoolError ?? (() => undefined);
+  pool.on('error', onError);
+  // A connection that breaks while checked out also emits 'error' on its client, which pg-pool
+  // listens to only while the client is idle: unheard, it would crash the process. The query in
+  // flight fails on its own (and becomes a 503); the pool discards the broken client on release.
+  pool.on('connect', (client) => client.on('error', onError));
   options.onPool?.(pool);
-  const db = new Kysely<Database>({
-    dialect: traced(new PostgresDialect({ pool }), options.tracer, 'postgresql'),
-  });
+  const dialect = withUnavailableErrors(new PostgresDialect({ pool }), 'postgres');
+  const db = new Kysely<Database>({ dialect: traced(dialect, options.tracer, 'postgresql') });
   if (schema === undefined) return db;
   try {
     await createSchema(db, schema);

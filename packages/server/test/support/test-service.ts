@@ -39,6 +39,8 @@ export interface TestService {
   clock: TestClock;
   tenantId: string;
   apiKey: string;
+  /** The master key its secrets are sealed with. */
+  masterKey: Buffer;
   request(
     method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     url: string,
@@ -90,6 +92,7 @@ export async function startTestService(
     composed,
     testStore,
     clock,
+    masterKey: config.masterKey,
     ...first,
     async request(method, url, body, key = first.apiKey) {
       const res = await composed.app.inject({

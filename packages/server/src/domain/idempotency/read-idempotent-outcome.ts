@@ -24,7 +24,7 @@ export type KnownOutcome =
   | { kind: 'in-progress' };
 
 /** The AAD of a sealed response names its row, so a sealed value cannot be moved to another key. */
-function sealContext(tenantId: string, key: string): string {
+export function idempotencySealContext(tenantId: string, key: string): string {
   return JSON.stringify(['idempotency', tenantId, key]);
 }
 
@@ -34,7 +34,7 @@ export function sealResponse(
   response: StoredResponse,
 ) {
   const plaintext = Buffer.from(JSON.stringify(response), 'utf8');
-  return deps.secrets.seal(plaintext, sealContext(request.tenantId, request.key));
+  return deps.secrets.seal(plaintext, idempotencySealContext(request.tenantId, request.key));
 }
 
 /** The stored outcome of the key for this tenant, or undefined when the key is unused. */
@@ -55,6 +55,9 @@ function outcomeOf(
     return { kind: 'conflict', method: record.method, route: record.route };
   }
   if (record.responseSealed === null) return { kind: 'in-progress' };
-  const plaintext = deps.secrets.open(record.responseSealed, sealContext(record.tenantId, record.key));
+  const plaintext = deps.secrets.open(
+    record.responseSealed,
+    idempotencySealContext(record.tenantId, record.key),
+  );
   return { kind: 'replay', response: JSON.parse(plaintext.toString('utf8')) as StoredResponse };
 }

@@ -42,7 +42,7 @@ async function loadKeys(deps: SignerDeps) {
   }
   const active = pickActive(rows);
   const activePrivate = createPrivateKey({
-    key: deps.secrets.open(active.privateKeySealed, sealContext(active.kid)),
+    key: deps.secrets.open(active.privateKeySealed, signingKeySealContext(active.kid)),
     format: 'der',
     type: 'pkcs8',
   });
@@ -71,7 +71,7 @@ export function newSigningKey(deps: Pick<Deps, 'clock' | 'secrets'>): SigningKey
     publicKeyB64Url: raw.toString('base64url'),
     privateKeySealed: deps.secrets.seal(
       privateKey.export({ format: 'der', type: 'pkcs8' }),
-      sealContext(kid),
+      signingKeySealContext(kid),
     ),
     createdAt: now,
     notBefore: now,
@@ -92,7 +92,7 @@ export async function rotateSigningKey(deps: SignerDeps): Promise<string> {
   });
 }
 
-function sealContext(kid: string): string {
+export function signingKeySealContext(kid: string): string {
   return `presence/signing-key/${kid}`;
 }
 

@@ -11,12 +11,12 @@ export function newWebhookSecret(deps: Pick<Deps, 'random'>): string {
 }
 
 /** The associated data binds a sealed secret to its endpoint (current and previous alike). */
-function context(endpointId: string): string {
+export function webhookSecretSealContext(endpointId: string): string {
   return `webhook-secret:${endpointId}`;
 }
 
 export function sealWebhookSecret(deps: Pick<Deps, 'secrets'>, endpointId: string, secret: string): string {
-  return deps.secrets.seal(Buffer.from(secret, 'utf8'), context(endpointId));
+  return deps.secrets.seal(Buffer.from(secret, 'utf8'), webhookSecretSealContext(endpointId));
 }
 
 /** The secrets that sign at `now`: the current one, and the previous one during its overlap. */
@@ -25,7 +25,8 @@ export function signingSecrets(
   endpoint: WebhookEndpointRecord,
   now: number,
 ): string[] {
-  const open = (sealed: string) => deps.secrets.open(sealed, context(endpoint.id)).toString('utf8');
+  const open = (sealed: string) =>
+    deps.secrets.open(sealed, webhookSecretSealContext(endpoint.id)).toString('utf8');
   const secrets = [open(endpoint.secretSealed)];
   const previous = endpoint.previousSecretSealed;
   if (previous !== null && (endpoint.previousSecretExpiresAt ?? 0) > now) secrets.push(open(previous));

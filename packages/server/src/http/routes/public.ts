@@ -5,7 +5,10 @@ import { sendProblem } from '../plugins/problem.js';
 import { problemResponses } from './errors.js';
 import type { RouteDeps } from './route-deps.js';
 
-export function publicRoutes(app: App, _routeDeps: RouteDeps): void {
+/** Seconds a load balancer or client should wait before asking an unready instance again. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+export function publicRoutes(app: App, { isDraining }: RouteDeps): void {
   app.get('/healthz', {
     schema: {
       tags: ['operations'],
@@ -25,11 +28,16 @@ export function publicRoutes(app: App, _routeDeps: RouteDeps): void {
       },
     },
     handler: async (request, reply) => {
+      if (isDraining()) {
+        reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+        return sendProblem(reply, request, 'service_unavailable', 'this instance is shutting down');
+      }
       try {
         await request.deps.store.ping();
         return { status: 'ready' as const, database: request.deps.store.dialect };
-      } catch (error) {
-        request.log.warn({ err: error }, 'readiness check failed');
+      } catch {
+        // Not logged: a load balancer polls this every few seconds; the outage is logged by the jobs.
+        reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
         return sendProblem(reply, request, 'service_unavailable', 'the database does not answer');
       }
     },

@@ -11,6 +11,8 @@ import type { CursorCodec } from '../cursor.js';
  */
 export interface RouteDeps {
   cursors: CursorCodec;
+  /** True once shutdown began (SIGTERM): readiness fails first, requests in flight still finish. */
+  isDraining: () => boolean;
   /** Where routes record what the request metrics cannot see (decisions, export bytes). */
   metrics: Metrics;
 }

@@ -13,6 +13,8 @@ import { createOutboxRepo } from './outbox.js';
 import { createPolicyRepo } from './policies.js';
 import { createReceiptLogRepo } from './receipt-log.js';
 import { createReceiptRepo } from './receipts.js';
+import { createRetentionRepo } from './retention.js';
+import { createSealedSecretRepo } from './sealed-secrets.js';
 import { createRegistrationRepo } from './registrations.js';
 import { createSigningKeyRepo } from './signing-keys.js';
 import { createTenantRepo } from './tenants.js';
@@ -38,5 +40,7 @@ export function createRepos(db: Kysely<Database>, dialect: Dialect): StoreTx {
     receiptLog: createReceiptLogRepo(db),
     exports: createExportRepo(db),
     idempotency: createIdempotencyRepo(db),
+    retention: createRetentionRepo(db),
+    sealedSecrets: createSealedSecretRepo(db),
   };
 }

@@ -1,0 +1,170 @@
+/**
+ * Rolling restart of two instances on PostgreSQL under a steady verify load, behind a balancer
+ * that routes only to instances whose /readyz is 200. Each instance in turn gets SIGTERM (its
+ * readiness turns 503, the balancer stops routing to it, in-flight requests and webhook attempts
+ * finish within the drain time, it exits 0 with a last `stopped` line) and is started again.
+ * Counts: zero failed requests, every receipt stored, one receipt.created event per receipt, and
+ * every event delivered to the tenant's webhook receiver.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pgAvailable } from '../src/storage/testing.js';
+import { startReadyBalancer, type ReadyBalancer } from './support/ready-balancer.js';
+import {
+  cli,
+  createTestDatabase,
+  serviceBuilt,
+  startServerProcess,
+  type ServerProcess,
+} from './support/server-process.js';
+import { SoftAuthenticator } from './support/soft-authenticator.js';
+import { startVerifyLoad } from './support/verify-load.js';
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
+
+const built = serviceBuilt('rolling restart test');
+const pgUp = built && (await pgAvailable());
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.skipIf(!pgUp)('rolling restart of two instances on PostgreSQL', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'presence-rolling-'));
+  const env: Record<string, string> = {
+    PRESENCE_DATA_DIR: dataDir,
+    PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
+    PRESENCE_WEBHOOK_ALLOW_NETS: '127.0.0.0/8',
+    PRESENCE_SHUTDOWN_DELAY_MS: '500',
+    PRESENCE_SHUTDOWN_DRAIN_MS: '10000',
+    LOG_LEVEL: 'info',
+  };
+  let balancer: ReadyBalancer;
+  let receiver: WebhookReceiver;
+  let instances: ServerProcess[] = [];
+  let apiKey = '';
+  let dropDatabase = async () => {};
+
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${balancer.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+  const untilReady = async (url: string) => {
+    for (let i = 0; i < 50; i++) {
+      if ((await fetch(`${balancer.url}/readyz`)).ok && (await fetch(`${url}/readyz`)).ok) return;
+      await sleep(100);
+    }
+  };
+
+  beforeAll(async () => {
+    const db = await createTestDatabase('presence_rolling');
+    env.DATABASE_URL = db.url;
+    dropDatabase = db.drop;
+    const created = JSON.parse(
+      cli(
+        [
+          'tenant',
+          'create',
+          '--name',
+          'r',
+          '--rp-id',
+          'app.example',
+          '--origin',
+          'https://app.example',
+          '--json',
+        ],
+        env,
+      ),
+    );
+    apiKey = created.apiKey;
+    // Slow answers keep webhook attempts in flight when SIGTERM arrives.
+    receiver = await startWebhookReceiver(() => ({ status: 200, delayMs: 150 }));
+    balancer = await startReadyBalancer();
+    instances = [await startServerProcess(env), await startServerProcess(env)];
+    for (const i of instances) balancer.add(i.url);
+    await untilReady(instances[0]!.url);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(instances.map((s) => s.stop()));
+    await balancer?.close();
+    await receiver?.close();
+    await dropDatabase();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('restarts both instances with no failed request and nothing lost', async () => {
+    const endpoint = await call('POST', '/v1/webhooks/endpoints', {
+      url: receiver.url,
+      events: ['receipt.created'],
+    });
+    expect(endpoint.status).toBe(201);
+    const authenticator = new SoftAuthenticator('app.example', 'https://app.example');
+    const options = await call('POST', '/v1/presence/credentials/options', { subject: 'alice' });
+    const enrolled = await call('POST', '/v1/presence/credentials', {
+      registrationId: options.json.registrationId,
+      credential: authenticator.register({ challenge: options.json.publicKey.challenge }),
+    });
+    expect(enrolled.status).toBe(201);
+
+    const load = startVerifyLoad(() => balancer.url, apiKey, authenticator, 'alice', 10);
+    await sleep(1000);
+    const restartStarted = Date.now();
+    const stopped: { code: number | null; output: string }[] = [];
+    for (let n = 0; n < instances.length; n++) {
+      const old = instances[n]!;
+      const code = await old.stop('SIGTERM');
+      stopped.push({ code, output: old.output() });
+      balancer.remove(old.url);
+      const startedAt = Date.now();
+      const fresh = await startServerProcess(env);
+      console.log(`instance ${n} restarted in ${Date.now() - startedAt} ms`);
+      instances[n] = fresh;
+      balancer.add(fresh.url);
+      await untilReady(fresh.url);
+      await sleep(500);
+    }
+    const restartMs = Date.now() - restartStarted;
+    await sleep(500);
+    await load.stop();
+
+    const failed = load.outcomes.filter((o) => o.status < 200 || o.status >= 300);
+    expect(failed, JSON.stringify(failed.slice(0, 3))).toEqual([]);
+    for (const s of stopped) {
+      expect(s.code).toBe(0);
+      const lines = s.output.trim().split('\n');
+      expect(lines.at(-1)).toContain('"msg":"stopped"');
+      expect(s.output).toContain('draining: readiness is now 503');
+    }
+    const receipts = load.outcomes.filter((o) => o.decision === 'PRESENCE_VERIFIED').map((o) => o.receiptId!);
+    expect(receipts.length).toBeGreaterThan(20);
+
+    const client = new pg.Client({ connectionString: env.DATABASE_URL });
+    await client.connect();
+    try {
+      const stored = await client.query('select id from receipts');
+      expect(new Set(stored.rows.map((r) => r.id))).toEqual(new Set(receipts));
+      const events = await client.query(`select id from outbox_events where type = 'receipt.created'`);
+      expect(events.rows).toHaveLength(receipts.length);
+      const eventIds = new Set(events.rows.map((r) => r.id));
+      for (let i = 0; i < 200; i++) {
+        if (new Set(receiver.received.map((r) => JSON.parse(r.body).id)).size >= eventIds.size) break;
+        await sleep(100);
+      }
+      const delivered = new Set(receiver.received.map((r) => JSON.parse(r.body).id as string));
+      expect(delivered).toEqual(eventIds);
+    } finally {
+      await client.end();
+    }
+    const verifies = load.outcomes.filter((o) => o.step === 'verify').length;
+    console.log(
+      `rolling restart: ${load.outcomes.length} requests (${verifies} verifies) during a ${restartMs} ms ` +
+        `restart of 2 instances, ${failed.length} failed; ${receipts.length} receipts stored, ` +
+        `${receipts.length} events delivered`,
+    );
+  }, 120_000);
+});
