@@ -28,7 +28,7 @@ describe('route registration', () => {
     });
     await app.ready();
     expect(seen).toBeDefined();
-    expect(Object.keys(seen!).sort()).toEqual(['cursors', 'metrics']);
+    expect(Object.keys(seen!).sort()).toEqual(['cursors', 'isDraining', 'metrics']);
     for (const value of Object.values(seen!)) {
       expect(value).not.toBe(marker);
       expect(value).not.toBe(marker.store);
