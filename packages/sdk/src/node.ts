@@ -12,3 +12,4 @@ export * from './verify-receipt.js';
 export * from './verify-webhook.js';
 export { sha256 } from './encoding.js';
 export * from './pack/index.js';
+export * from './log/index.js';

@@ -17,6 +17,7 @@ import { createWebhookJob } from './worker/deliver-webhooks.js';
 import { createWebhookTransport } from './worker/webhook-transport.js';
 import { createClosePeriodsJob } from './worker/close-periods-job.js';
 import { createIdempotencyCleanupJob } from './worker/idempotency-cleanup-job.js';
+import { createReceiptLogJob } from './worker/receipt-log-job.js';
 import { DEFAULT_BILLING_SETTINGS, type BillingSettings } from './domain/billing/billing-settings.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
@@ -115,7 +116,12 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
     perEndpoint: config.webhookEndpointConcurrency,
     leaseMs: 2 * config.webhookTimeoutMs + 2000,
   });
-  const jobs: Job[] = [webhookJob, createClosePeriodsJob(deps), createIdempotencyCleanupJob(deps)];
+  const jobs: Job[] = [
+    webhookJob,
+    createClosePeriodsJob(deps),
+    createIdempotencyCleanupJob(deps),
+    createReceiptLogJob(deps, { originPrefix: config.logOrigin, intervalMs: config.logCheckpointIntervalMs }),
+  ];
   return {
     deps,
     app,

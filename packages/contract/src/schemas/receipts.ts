@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Base64Url, HashHex, IsoTime, prefixedId } from './common.js';
+import { ReceiptLogEntry } from './receipt-log.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -57,6 +58,7 @@ export const SignedReceipt = Type.Object({
   receipt: Receipt,
   receiptHashHex: HashHex,
   signature: ServiceSignature,
+  log: Type.Optional(ReceiptLogEntry),
 });
 export type SignedReceipt = Static<typeof SignedReceipt>;
 
@@ -102,6 +104,12 @@ export const ServiceKey = Type.Object({
   notBefore: IsoTime,
   notAfter: Type.Union([IsoTime, Type.Null()]),
   status: Type.Union([Type.Literal('active'), Type.Literal('retired')]),
+  use: Type.Optional(
+    Type.Union([Type.Literal('receipts'), Type.Literal('log')], {
+      description:
+        'absent or "receipts": signs receipts and packs; "log": signs receipt-log checkpoints only',
+    }),
+  ),
 });
 export type ServiceKey = Static<typeof ServiceKey>;
 export const ServiceKeySet = Type.Object({ keys: Type.Array(ServiceKey) });

@@ -29,6 +29,10 @@ const Env = Type.Object({
   PRESENCE_WEBHOOK_ALLOW_NETS: Type.String({ default: '' }),
   PRESENCE_WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
   PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 8 }),
+  PRESENCE_LOG_ORIGIN: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7e]*[^/\\s]$' }),
+  ),
+  PRESENCE_LOG_CHECKPOINT_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 500 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -60,6 +64,10 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Webhook attempts in flight per endpoint, across processes. */
   webhookEndpointConcurrency: number;
+  /** Origin prefix of receipt-log checkpoints: `<prefix>/presence/<tenantId>`. */
+  logOrigin: string;
+  /** How often new receipts are integrated into the logs and checkpoints signed. */
+  logCheckpointIntervalMs: number;
   logLevel: Static<typeof Env>['LOG_LEVEL'];
 }
 
@@ -97,6 +105,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     webhookAllowNets: readAllowNets(env.PRESENCE_WEBHOOK_ALLOW_NETS),
     webhookTimeoutMs: env.PRESENCE_WEBHOOK_TIMEOUT_MS,
     webhookEndpointConcurrency: env.PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY,
+    logOrigin: env.PRESENCE_LOG_ORIGIN ?? env.HOST,
+    logCheckpointIntervalMs: env.PRESENCE_LOG_CHECKPOINT_INTERVAL_MS,
     logLevel: env.LOG_LEVEL,
   };
 }

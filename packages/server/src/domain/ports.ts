@@ -9,6 +9,7 @@ import type { IdempotencyRepo } from './idempotency/ports.js';
 import type { BillingRepos } from './billing/billing-ports.js';
 import type { ExportRepo } from './exports/export-ports.js';
 import type { ReceiptLogRepo } from './receipts/receipt-log-ports.js';
+import type { ReceiptLogStore } from './receipt-log/ports.js';
 
 export interface Clock {
   now(): number;
@@ -136,6 +137,8 @@ export interface ReceiptRecord {
   hashHex: string;
   kid: string;
   signatureB64Url: string;
+  /** The receipt's place in its tenant's log (leaf seq − 1); set when read back, not on insert. */
+  seq?: number | undefined;
 }
 
 export interface SigningKeyRecord {
@@ -266,6 +269,8 @@ export interface StoreTx {
   usage: UsageRepo;
   billing: BillingRepos;
   receiptLog: ReceiptLogRepo;
+  /** The Merkle tree, checkpoints and cosignatures of each tenant's receipt log. */
+  receiptLogTree: ReceiptLogStore;
   exports: ExportRepo;
   webhooks: WebhookRepos;
   idempotency: IdempotencyRepo;

@@ -18,6 +18,7 @@ import { presenceRoutes } from './routes/presence.js';
 import { publicRoutes } from './routes/public.js';
 import { receiptEvidenceRoutes } from './routes/receipt-evidence.js';
 import { receiptRoutes } from './routes/receipts.js';
+import { receiptLogRoutes } from './routes/receipt-log.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import type { App } from './types.js';
@@ -83,6 +84,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     credentialRoutes,
     receiptRoutes,
     receiptEvidenceRoutes,
+    receiptLogRoutes,
     keyRoutes,
     policyRoutes,
     billingRoutes,

@@ -2,6 +2,7 @@ import { ServiceKeySet } from '@presence/contract';
 import { Type } from '@sinclair/typebox';
 import type { App } from '../types.js';
 import { sendProblem } from '../plugins/problem.js';
+import { publishedLogKeys } from '../../domain/receipt-log/log-signer.js';
 import type { RouteDeps } from './route-deps.js';
 
 export function publicRoutes(app: App, { deps }: RouteDeps): void {
@@ -30,12 +31,13 @@ export function publicRoutes(app: App, { deps }: RouteDeps): void {
   app.get('/.well-known/presence/keys.json', {
     schema: {
       tags: ['receipts'],
-      summary: 'The service Ed25519 public keys that sign receipts and export packs, old ones included',
+      summary:
+        'The service Ed25519 public keys that sign receipts and export packs (old ones included) and receipt-log checkpoints (use: "log")',
       response: { 200: ServiceKeySet },
     },
     handler: async (_request, reply) => {
       reply.header('cache-control', 'public, max-age=300');
-      return { keys: deps.signer.publishedKeys() };
+      return { keys: [...deps.signer.publishedKeys(), ...(await publishedLogKeys(deps))] };
     },
   });
 }

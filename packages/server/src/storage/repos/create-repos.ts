@@ -10,6 +10,7 @@ import { createIdempotencyRepo } from './idempotency.js';
 import { createOutboxRepo } from './outbox.js';
 import { createPolicyRepo } from './policies.js';
 import { createReceiptLogRepo } from './receipt-log.js';
+import { createReceiptLogTreeRepo } from './receipt-log-tree.js';
 import { createReceiptRepo } from './receipts.js';
 import { createRegistrationRepo } from './registrations.js';
 import { createSigningKeyRepo } from './signing-keys.js';
@@ -33,6 +34,7 @@ export function createRepos(db: Kysely<Database>): StoreTx {
     billing: createBillingRepos(db),
     webhooks: createWebhookRepos(db),
     receiptLog: createReceiptLogRepo(db),
+    receiptLogTree: createReceiptLogTreeRepo(db),
     exports: createExportRepo(db),
     idempotency: createIdempotencyRepo(db),
   };
