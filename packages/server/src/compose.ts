@@ -54,6 +54,7 @@ export async function composeDeps(config: Config): Promise<Deps> {
       timeoutMs: config.webhookTimeoutMs,
     },
     config.billing,
+    config.logOrigin,
   );
 }
 
@@ -70,6 +71,7 @@ export async function depsFromStore(
   clock: Clock = systemClock,
   webhook: WebhookTransportConfig = {},
   billing: BillingSettings = DEFAULT_BILLING_SETTINGS,
+  logOrigin = 'localhost',
 ): Promise<Deps> {
   const secrets = createSecretBox(deriveKey(masterKey, 'secrets-at-rest'), cryptoRandom);
   const signer = await loadReceiptSigner({ store, clock, secrets });
@@ -88,6 +90,7 @@ export async function depsFromStore(
     publicKeys: new PublicKeyCache(),
     webhooks,
     billing,
+    logOrigin,
   };
 }
 
@@ -120,7 +123,7 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
     webhookJob,
     createClosePeriodsJob(deps),
     createIdempotencyCleanupJob(deps),
-    createReceiptLogJob(deps, { originPrefix: config.logOrigin, intervalMs: config.logCheckpointIntervalMs }),
+    createReceiptLogJob(deps, { intervalMs: config.logCheckpointIntervalMs }),
   ];
   return {
     deps,

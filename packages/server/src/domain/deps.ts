@@ -17,4 +17,6 @@ export interface Deps {
   webhooks: WebhookTransport;
   /** Default plan, close grace window, operator token (domain/billing). */
   billing: BillingSettings;
+  /** Origin prefix of receipt-log checkpoints: `<logOrigin>/presence/<tenantId>` (PRESENCE_LOG_ORIGIN). */
+  logOrigin: string;
 }

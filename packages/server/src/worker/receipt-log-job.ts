@@ -4,8 +4,6 @@ import { loadLogSigner, type LogSigner } from '../domain/receipt-log/log-signer.
 import type { Job } from './run-jobs.js';
 
 export interface ReceiptLogJobOptions {
-  /** PRESENCE_LOG_ORIGIN: the origin prefix of every tenant's checkpoints. */
-  originPrefix: string;
   /** How often pending receipts are integrated and a checkpoint signed (PRESENCE_LOG_CHECKPOINT_INTERVAL_MS). */
   intervalMs: number;
   /** Leaves per checkpoint at most; a backlog is worked off in consecutive batches. */
@@ -20,7 +18,7 @@ export interface ReceiptLogJobOptions {
  * number of processes: the append is a compare-and-set on the tree size.
  */
 export function createReceiptLogJob(
-  deps: Pick<Deps, 'store' | 'clock' | 'secrets'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'secrets' | 'logOrigin'>,
   options: ReceiptLogJobOptions,
 ): Job {
   let signer: LogSigner | undefined;
@@ -34,10 +32,7 @@ export function createReceiptLogJob(
       signer ??= await loadLogSigner(deps);
       let more = pending.length === (options.maxTenants ?? 100);
       for (const p of pending) {
-        await integrateReceiptLog(deps, signer, p.tenantId, {
-          originPrefix: options.originPrefix,
-          maxLeaves,
-        });
+        await integrateReceiptLog(deps, signer, p.tenantId, { maxLeaves });
         if (p.lastSeq - p.treeSize > maxLeaves) more = true;
       }
       return more;

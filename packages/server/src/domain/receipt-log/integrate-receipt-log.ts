@@ -7,12 +7,11 @@ import { createLogTreeReader } from './read-log-tree.js';
 import { appendToTiles, rightEdgeTiles, tileId } from './tile-math.js';
 
 export interface IntegrateOptions {
-  originPrefix: string;
   /** Leaves appended per checkpoint at most. */
   maxLeaves: number;
 }
 
-type IntegrateDeps = Pick<Deps, 'store' | 'clock'>;
+type IntegrateDeps = Pick<Deps, 'store' | 'clock' | 'logOrigin'>;
 
 /**
  * Appends a tenant's receipts beyond its integrated size to its tree (seq n → leaf n − 1) and
@@ -55,7 +54,7 @@ export async function integrateReceiptLog(
     tenantId,
   );
   const rootHash = await reader.compute((read) => treeRoot(read, size));
-  const origin = logOrigin(options.originPrefix, tenantId);
+  const origin = logOrigin(deps.logOrigin, tenantId);
   const note = signer.signCheckpoint(origin, formatCheckpointBody(origin, size, rootHash));
   const checkpoint = { tenantId, treeSize: size, rootHash, note, createdAt: deps.clock.now() };
   const won = await deps.store.transaction((tx) =>
