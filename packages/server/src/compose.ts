@@ -4,6 +4,7 @@ import type { Config } from './config/load-config.js';
 import type { Deps } from './domain/deps.js';
 import type { Clock, Random, Store } from './domain/ports.js';
 import { loadReceiptSigner } from './domain/receipts/receipt-signer.js';
+import { loadLogSigner } from './domain/receipt-log/log-signer.js';
 import { createSecretBox } from './domain/secrets.js';
 import { PublicKeyCache } from './domain/webauthn/public-key-cache.js';
 import { buildApp } from './http/app.js';
@@ -75,6 +76,8 @@ export async function depsFromStore(
 ): Promise<Deps> {
   const secrets = createSecretBox(deriveKey(masterKey, 'secrets-at-rest'), cryptoRandom);
   const signer = await loadReceiptSigner({ store, clock, secrets });
+  // Creates the receipt-log key on first start, so keys.json lists it before any checkpoint.
+  await loadLogSigner({ store, clock, secrets });
   const timeoutMs = webhook.timeoutMs ?? 10_000;
   const webhooks = createWebhookTransport({
     allowNets: webhook.allowNets ?? [],

@@ -17,6 +17,7 @@ import {
   verifyInclusion,
 } from '@presence/sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { receiptLogIntegrationLagSeconds } from '../src/domain/receipt-log/receipt-log-lag.js';
 import { DIALECTS, pgAvailable } from '../src/storage/testing.js';
 import { fetchCheckpoint, integrateNow, logKeys } from './support/receipt-log.js';
 import { seedReceipts } from './support/seed-receipts.js';
@@ -43,7 +44,12 @@ for (const dialect of DIALECTS) {
 
     it('has no checkpoint before anything is integrated, then one signed by the log key of keys.json', async () => {
       expect((await fetchCheckpoint(s)).status).toBe(404);
+      // The seeded receipts are dated BASE (a minute ahead); a minute past that they are 60 s overdue.
+      s.clock.advance(120);
+      expect(await receiptLogIntegrationLagSeconds(s.composed.deps)).toBeGreaterThanOrEqual(60);
+      s.clock.advance(-120);
       await integrateNow(s);
+      expect(await receiptLogIntegrationLagSeconds(s.composed.deps)).toBe(0);
       keys = await logKeys(s);
       expect(keys).toHaveLength(1);
       const res = await fetchCheckpoint(s);

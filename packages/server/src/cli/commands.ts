@@ -1,6 +1,7 @@
 import { adminCommands } from './admin-commands.js';
 import { billingCommands } from './billing-commands.js';
 import { evidenceCommands } from './evidence-commands.js';
+import { logCommands } from './log-commands.js';
 import { remoteCommands } from './remote-commands.js';
 import { toolCommands } from './tool-commands.js';
 
@@ -15,4 +16,5 @@ export const commands: Record<string, Command> = {
   ...remoteCommands,
   ...billingCommands,
   ...evidenceCommands,
+  ...logCommands,
 };
