@@ -24,7 +24,11 @@ import { loadLogSigner, logOrigin } from '../../packages/server/dist/domain/rece
 import { treeRoot } from '../../packages/server/dist/domain/receipt-log/merkle-proofs.js';
 import { proveConsistency, proveInclusion } from '../../packages/server/dist/domain/receipt-log/prove-log.js';
 import { createLogTreeReader } from '../../packages/server/dist/domain/receipt-log/read-log-tree.js';
-import { appendToTiles, rightEdgeTiles, tileId } from '../../packages/server/dist/domain/receipt-log/tile-math.js';
+import {
+  appendToTiles,
+  rightEdgeTiles,
+  tileId,
+} from '../../packages/server/dist/domain/receipt-log/tile-math.js';
 import { migrateDatabase } from '../../packages/server/dist/storage/migrate-database.js';
 import { openStore } from '../../packages/server/dist/storage/open-store.js';
 import { runJobs } from '../../packages/server/dist/worker/run-jobs.js';
@@ -54,21 +58,35 @@ try {
   const signer = await loadLogSigner(deps);
 
   // 1. Scale
-  const { tenant } = await createTenant(deps, { name: 'bulk', rpId: 'app.example', origins: ['https://app.example'] });
-  const marks = [...new Set([1000, 10_000, 100_000, LEAVES - 1000, LEAVES])].filter((m) => m > 0 && m <= LEAVES).sort((a, b) => a - b);
+  const { tenant } = await createTenant(deps, {
+    name: 'bulk',
+    rpId: 'app.example',
+    origins: ['https://app.example'],
+  });
+  const marks = [...new Set([1000, 10_000, 100_000, LEAVES - 1000, LEAVES])]
+    .filter((m) => m > 0 && m <= LEAVES)
+    .sort((a, b) => a - b);
   let size = 0;
   const started = performance.now();
   while (size < LEAVES) {
     const next = Math.min(size + 10_000, marks.find((m) => m > size) ?? LEAVES);
     const leaves = Array.from({ length: next - size }, () => hashLeaf(randomBytes(32)));
-    const edge = new Map((await store.receiptLogTree.readTiles(tenant.id, rightEdgeTiles(size))).map((t) => [tileId(t), t.hashes]));
+    const edge = new Map(
+      (await store.receiptLogTree.readTiles(tenant.id, rightEdgeTiles(size))).map((t) => [
+        tileId(t),
+        t.hashes,
+      ]),
+    );
     const tiles = appendToTiles(size, edge, leaves);
     const written = new Map(tiles.map((t) => [tileId(t), t]));
     const reader = createLogTreeReader(
       {
         readTiles: async (_t, keys) => [
           ...keys.filter((k) => written.has(tileId(k))).map((k) => written.get(tileId(k))),
-          ...(await store.receiptLogTree.readTiles(tenant.id, keys.filter((k) => !written.has(tileId(k))))),
+          ...(await store.receiptLogTree.readTiles(
+            tenant.id,
+            keys.filter((k) => !written.has(tileId(k))),
+          )),
         ],
       },
       tenant.id,
@@ -81,36 +99,53 @@ try {
     size = next;
   }
   const buildSeconds = (performance.now() - started) / 1000;
-  console.log(`scale: ${LEAVES} leaves appended in ${buildSeconds.toFixed(1)} s (${Math.round(LEAVES / buildSeconds)} leaves/s, 10,000 per checkpoint)`);
+  console.log(
+    `scale: ${LEAVES} leaves appended in ${buildSeconds.toFixed(1)} s (${Math.round(LEAVES / buildSeconds)} leaves/s, 10,000 per checkpoint)`,
+  );
   const tileRows = (await store.receiptLogTree.readTiles(tenant.id, rightEdgeTiles(LEAVES))).length;
-  const fileBytes = statSync(sqlitePath).size + (statSync(`${sqlitePath}-wal`, { throwIfNoEntry: false })?.size ?? 0);
-  console.log(`scale: ${Math.ceil(LEAVES / 256) + Math.ceil(LEAVES / 65536) + 1} tile rows (${tileRows} of them partial), SQLite file + WAL ${(fileBytes / 1e6).toFixed(1)} MB for the whole bench database`);
+  const fileBytes =
+    statSync(sqlitePath).size + (statSync(`${sqlitePath}-wal`, { throwIfNoEntry: false })?.size ?? 0);
+  console.log(
+    `scale: ${Math.ceil(LEAVES / 256) + Math.ceil(LEAVES / 65536) + 1} tile rows (${tileRows} of them partial), SQLite file + WAL ${(fileBytes / 1e6).toFixed(1)} MB for the whole bench database`,
+  );
 
   // 2. Proofs
-  console.log('proofs: size n | inclusion hashes | bytes (JSON) | time p50 / p99 | consistency n/2→n hashes | time');
+  console.log(
+    'proofs: size n | inclusion hashes (longest of 200) | its bytes (JSON) | time p50 / p99 | consistency n/2+1→n hashes | time',
+  );
   for (const n of marks.filter((m) => m !== LEAVES - 1000)) {
     const times = [];
-    let proof;
+    let longest = { hashes: [] };
     for (let i = 0; i < 200; i++) {
       const leafIndex = Math.floor(Math.random() * n);
       const t0 = performance.now();
-      proof = await proveInclusion(deps, tenant.id, { leafIndex, treeSize: n });
+      const proof = await proveInclusion(deps, tenant.id, { leafIndex, treeSize: n });
       times.push(performance.now() - t0);
+      if (proof.hashes.length > longest.hashes.length) longest = proof;
     }
     times.sort((a, b) => a - b);
     const t0 = performance.now();
     const consistency = await proveConsistency(deps, tenant.id, { from: Math.floor(n / 2) + 1, to: n });
     const ct = performance.now() - t0;
     console.log(
-      `proofs: ${n} | ${proof.hashes.length} | ${JSON.stringify(proof).length} | ${ms(pct(times, 50))} / ${ms(pct(times, 99))} | ${consistency.hashes.length} | ${ms(ct)}`,
+      `proofs: ${n} | ${longest.hashes.length} | ${JSON.stringify(longest).length} | ${ms(pct(times, 50))} / ${ms(pct(times, 99))} | ${consistency.hashes.length} | ${ms(ct)}`,
     );
   }
 
   // 3. Witness over HTTP at 10^6 leaves
-  const config = loadConfig({ PRESENCE_DATA_DIR: dir, PRESENCE_DEV_TENANT: 'false', PRESENCE_MASTER_KEY: masterKey.toString('base64url'), PRESENCE_RATE_LIMIT_PER_MINUTE: '0', PRESENCE_LOG_ORIGIN: 'bench.example' });
+  const config = loadConfig({
+    PRESENCE_DATA_DIR: dir,
+    PRESENCE_DEV_TENANT: 'false',
+    PRESENCE_MASTER_KEY: masterKey.toString('base64url'),
+    PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
+    PRESENCE_LOG_ORIGIN: 'bench.example',
+  });
   const composed = await composeWith({ ...deps, logOrigin: 'bench.example' }, config, false);
   const { createApiKey } = await import('../../packages/server/dist/domain/api-keys/create-api-key.js');
-  const { secret: apiKey } = await createApiKey(deps, tenant.id, { name: 'witness', scopes: ['receipts:read'] });
+  const { secret: apiKey } = await createApiKey(deps, tenant.id, {
+    name: 'witness',
+    scopes: ['receipts:read'],
+  });
   const url = await composed.app.listen({ port: 0, host: '127.0.0.1' });
   const before = (await store.receiptLogTree.checkpointAt(tenant.id, LEAVES - 1000)).note;
   const key = loadOrCreateWitnessKey(join(dir, 'witness.key'), 'bench.example/witness').key;
@@ -123,14 +158,21 @@ try {
     const t0 = performance.now();
     const outcome = await witnessOnce({ url, apiKey, stateDir, key });
     witnessTimes.push(performance.now() - t0);
-    if (outcome.status !== 'cosigned' && outcome.status !== 'unchanged') throw new Error(JSON.stringify(outcome));
+    if (outcome.status !== 'cosigned' && outcome.status !== 'unchanged')
+      throw new Error(JSON.stringify(outcome));
   }
   witnessTimes.sort((a, b) => a - b);
-  console.log(`witness: check ${LEAVES - 1000} → ${LEAVES} over HTTP (fetch, consistency proof, verify, cosign, post): p50 ${ms(pct(witnessTimes, 50))}, p99 ${ms(pct(witnessTimes, 99))}`);
+  console.log(
+    `witness: check ${LEAVES - 1000} → ${LEAVES} over HTTP (fetch, consistency proof, verify, cosign, post): p50 ${ms(pct(witnessTimes, 50))}, p99 ${ms(pct(witnessTimes, 99))}`,
+  );
   await composed.app.close();
 
   // 4. Integration lag under a steady receipt stream
-  const template = await store.receipts.getByChallenge(seeded.tenantId, (await store.receiptLog.list(seeded.tenantId, {}, { order: 'asc', after: null, stop: null }, 1))[0].challenge.id);
+  const template = await store.receipts.getByChallenge(
+    seeded.tenantId,
+    (await store.receiptLog.list(seeded.tenantId, {}, { order: 'asc', after: null, stop: null }, 1))[0]
+      .challenge.id,
+  );
   const challenge = await store.challenges.get(seeded.tenantId, template.challengeId);
   const rate = Number(values.rate);
   const seconds = Number(values.seconds);
@@ -145,16 +187,28 @@ try {
           const c = { ...challenge, id: newId(deps, 'chl') };
           await tx.challenges.insert(c);
           const at = Date.now();
-          await tx.receipts.insert({ ...template, id: newId(deps, 'rct'), challengeId: c.id, issuedAt: at, hashHex: randomBytes(32).toString('hex') });
+          await tx.receipts.insert({
+            ...template,
+            id: newId(deps, 'rct'),
+            challengeId: c.id,
+            issuedAt: at,
+            hashHex: randomBytes(32).toString('hex'),
+          });
         }
       });
       produced += due;
     }
     await new Promise((r) => setTimeout(r, 10));
   }
-  while ((await store.receiptLogTree.treeSize(seeded.tenantId)) < produced + 1) await new Promise((r) => setTimeout(r, 50));
+  while ((await store.receiptLogTree.treeSize(seeded.tenantId)) < produced + 1)
+    await new Promise((r) => setTimeout(r, 50));
   await jobs.stop();
-  const rows = await store.receiptLog.list(seeded.tenantId, {}, { order: 'asc', after: 1, stop: null }, 1_000_000);
+  const rows = await store.receiptLog.list(
+    seeded.tenantId,
+    {},
+    { order: 'asc', after: 1, stop: null },
+    1_000_000,
+  );
   const lags = [];
   const sizes = await listCheckpointSizes(store, seeded.tenantId, produced + 1);
   let k = 0;
@@ -173,7 +227,7 @@ try {
 
 async function listCheckpointSizes(store, tenantId, upTo) {
   const out = [];
-  for (let size = 1; size <= upTo; ) {
+  for (let size = 1; size <= upTo;) {
     const cp = await firstCheckpointFrom(store, tenantId, size, upTo);
     out.push(cp);
     size = cp.treeSize + 1;
