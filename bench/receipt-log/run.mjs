@@ -9,7 +9,7 @@
 //    from 10^6 − 1,000, verification, cosignature posted back).
 // 4. Lag: real receipt rows committed at --rate per second for --seconds while the receipt-log job
 //    runs at its default 500 ms interval; lag = checkpoint time − receipt commit time, p50/p99.
-/* global console, process, performance, setTimeout */
+/* global console, performance, setTimeout */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
