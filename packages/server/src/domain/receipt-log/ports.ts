@@ -69,11 +69,11 @@ export interface ReceiptLogStore {
   ): Promise<boolean>;
   latestCheckpoint(tenantId: string): Promise<LogCheckpointRecord | undefined>;
   checkpointAt(tenantId: string, treeSize: number): Promise<LogCheckpointRecord | undefined>;
-  /** The newest checkpoint no larger than `maxSize` with at least `min` cosignatures among `keyIds`. */
+  /** The newest checkpoint of at least `atLeastSize` leaves carrying cosignatures of at least `min` of these witness keys. */
   witnessedCheckpoint(
     tenantId: string,
     atLeastSize: number,
-    keyIdsHex: readonly string[],
+    witnessKeys: readonly string[],
     min: number,
   ): Promise<LogCheckpointRecord | undefined>;
   insertCosignature(c: LogCosignatureRecord): Promise<boolean>;
