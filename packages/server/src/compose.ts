@@ -10,6 +10,7 @@ import { PublicKeyCache } from './domain/webauthn/public-key-cache.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/types.js';
 import { portal } from './portal/portal.js';
+import { problemPages } from './portal/problem-pages.js';
 import { ensureDevTenant } from './dev-tenant.js';
 import { migrateDatabase } from './storage/migrate-database.js';
 import { openStore } from './storage/open-store.js';
@@ -111,7 +112,7 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
     trustProxy: config.trustProxy,
     rateLimitPerMinute: config.rateLimitPerMinute,
     cursorKey: deriveKey(config.masterKey, 'cursor'),
-    plugins: [portal({ demoTenantId: devTenantId })],
+    plugins: [problemPages, portal({ demoTenantId: devTenantId })],
   });
   const refresh = setInterval(() => void deps.signer.refresh().catch(() => undefined), 60_000);
   refresh.unref();

@@ -10,6 +10,7 @@ import { billingAdminRoutes } from './routes/billing-admin.js';
 import { registerAuth } from './plugins/auth.js';
 import { frameworkErrors, registerProblemHandlers } from './plugins/problem.js';
 import { registerIdempotency } from './plugins/idempotency.js';
+import { registerJsonBody } from './plugins/json-body.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { keyRoutes } from './routes/keys.js';
@@ -19,9 +20,11 @@ import { publicRoutes } from './routes/public.js';
 import { receiptEvidenceRoutes } from './routes/receipt-evidence.js';
 import { receiptRoutes } from './routes/receipts.js';
 import { receiptLogRoutes } from './routes/receipt-log.js';
+import { recordRouteTable } from './route-table.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import type { App } from './types.js';
+import { buildValidatorsByPart } from './validators.js';
 
 export interface HttpOptions {
   logger: FastifyBaseLogger | false;
@@ -48,6 +51,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     genReqId: () => `req_${randomBytes(12).toString('base64url')}`,
     requestIdHeader: false as const,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' as const, allErrors: true } },
+    schemaController: { compilersFactory: { buildValidator: buildValidatorsByPart } },
     routerOptions: { maxParamLength: 1500 },
     frameworkErrors,
   };
@@ -56,17 +60,22 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
       ? Fastify({ ...base, logger: false })
       : Fastify({ ...base, loggerInstance: options.logger });
   const app: App = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  // The API speaks JSON only: Fastify's built-in text/plain parser would turn a text body into a
+  // string that then fails the schema (400); without it, any non-JSON body is a 415.
+  app.removeContentTypeParser('text/plain');
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.decorate('routeTable', recordRouteTable(app));
   registerProblemHandlers(app);
+  registerJsonBody(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: API_INFO,
       components: {
         securitySchemes: {
-          apiKey: { type: 'http', scheme: 'bearer', description: 'API key: prs_…' },
+          apiKey: { type: 'http', scheme: 'bearer', description: 'API key: presence_… (older keys: prs_…)' },
           operatorToken: { type: 'http', scheme: 'bearer', description: 'PRESENCE_ADMIN_TOKEN (/admin/v1)' },
         },
       },
