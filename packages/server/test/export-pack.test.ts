@@ -163,6 +163,9 @@ describeEachDialect('export pack', (dialect) => {
     expect((await verifyPack(before.zip, pinned([oldKey.publicKeyPem]))).valid).toBe(true);
     // Without a trusted log key the checkpoint, and so the pack, does not verify.
     const unlogged = await verifyPack(before.zip, { pinnedPublicKeyPem: oldKey.publicKeyPem });
-    expect(unlogged.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['log.checkpoint', 'log.consistency']);
+    expect(unlogged.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual([
+      'log.checkpoint',
+      'log.consistency',
+    ]);
   });
 });
