@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
-import type { ExportManifest } from '@presence/contract';
+import type { ExportManifest } from '#contract';
 import { openCheckpoint, type OpenedCheckpoint } from '../log/open-checkpoint.js';
 import { verifyConsistency, verifyInclusion } from '../log/verify-proofs.js';
 import type { VerifierKey } from '../log/signed-note.js';

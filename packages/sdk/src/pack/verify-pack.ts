@@ -5,7 +5,7 @@ import {
   PACK_MANIFEST_FILE,
   PACK_SIGNATURE_FILE,
   type ExportManifest,
-} from '@presence/contract';
+} from '#contract';
 import { checkManifest } from './check-manifest.js';
 import { checkReceiptLines, type LineSummary } from './check-receipt-lines.js';
 import { CheckList, Tally, type PackReport } from './pack-checks.js';

@@ -1,4 +1,4 @@
-import type { ServiceKey } from '@presence/contract';
+import type { ServiceKey } from '#contract';
 import { cosignCheckpoint } from '../log/cosignature.js';
 import { openCheckpoint, type OpenedCheckpoint } from '../log/open-checkpoint.js';
 import { SIG_TYPE_COSIGNATURE_V1, noteKeyId } from '../log/signed-note.js';

@@ -76,7 +76,10 @@ export function receiptLogRoutes(app: App, { deps }: RouteDeps): void {
 
   app.get('/v1/presence/log/tile/*', {
     config: { scope: 'receipts:read' },
+    // Hidden from OpenAPI: a tlog-tiles path has a variable number of segments (x001/x234/067),
+    // which OpenAPI path templates cannot express; docs/evidence.md §10 documents it.
     schema: {
+      hide: true,
       tags,
       summary: 'A C2SP tlog-tiles tile (tile/<L>/<N>[.p/<W>]) or entry bundle (tile/entries/<N>[.p/<W>])',
       querystring: NoQuery,

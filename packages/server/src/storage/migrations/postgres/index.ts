@@ -5,6 +5,7 @@ import * as webhooks from './0003-webhooks.js';
 import * as billing from './0004-billing.js';
 import * as idempotency from './0005-idempotency.js';
 import * as receiptLog from './0007-receipt-log.js';
+import * as observability from './0012-observability.js';
 
 /** Every postgres migration, in order. Add new ones at the end; never edit an applied one. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -14,4 +15,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { id: '0004-billing', up: billing.up },
   { id: '0005-idempotency', up: idempotency.up },
   { id: '0007-receipt-log', up: receiptLog.up },
+  { id: '0012-observability', up: observability.up },
 ];
