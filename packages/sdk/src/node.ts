@@ -12,3 +12,5 @@ export * from './verify-receipt.js';
 export * from './verify-webhook.js';
 export { sha256 } from './encoding.js';
 export * from './pack/index.js';
+export * from './log/index.js';
+export * from './witness/index.js';

@@ -6,6 +6,7 @@ import type { Config } from './config/load-config.js';
 import type { Deps } from './domain/deps.js';
 import type { Clock, Random, Store } from './domain/ports.js';
 import { loadReceiptSigner } from './domain/receipts/receipt-signer.js';
+import { loadLogSigner } from './domain/receipt-log/log-signer.js';
 import { createSecretBox } from './domain/secrets.js';
 import { PublicKeyCache } from './domain/webauthn/public-key-cache.js';
 import { buildApp } from './http/app.js';
@@ -21,6 +22,7 @@ import { createWebhookTransport } from './worker/webhook-transport.js';
 import { createClosePeriodsJob } from './worker/close-periods-job.js';
 import { createIdempotencyCleanupJob } from './worker/idempotency-cleanup-job.js';
 import { createRetentionJob } from './worker/retention-job.js';
+import { createReceiptLogJob } from './worker/receipt-log-job.js';
 import { DEFAULT_BILLING_SETTINGS, type BillingSettings } from './domain/billing/billing-settings.js';
 import { composeObservability, type Observability } from './compose-observability.js';
 import type { Metrics } from './observability/create-metrics.js';
@@ -70,6 +72,7 @@ export async function composeDeps(
     },
     config.billing,
     config.previousMasterKey,
+    config.logOrigin,
   );
 }
 
@@ -87,6 +90,7 @@ export async function depsFromStore(
   webhook: WebhookTransportConfig = {},
   billing: BillingSettings = DEFAULT_BILLING_SETTINGS,
   previousMasterKey?: Buffer,
+  logOrigin = 'localhost',
 ): Promise<Deps> {
   const secrets = createSecretBox(
     deriveKey(masterKey, 'secrets-at-rest'),
@@ -94,6 +98,8 @@ export async function depsFromStore(
     previousMasterKey && deriveKey(previousMasterKey, 'secrets-at-rest'),
   );
   const signer = await loadReceiptSigner({ store, clock, secrets });
+  // Creates the receipt-log key on first start, so keys.json lists it before any checkpoint.
+  await loadLogSigner({ store, clock, secrets });
   const timeoutMs = webhook.timeoutMs ?? 10_000;
   const webhooks = createWebhookTransport({
     allowNets: webhook.allowNets ?? [],
@@ -111,6 +117,7 @@ export async function depsFromStore(
     policies: createPolicyCache(clock),
     webhooks,
     billing,
+    logOrigin,
   };
 }
 
@@ -159,6 +166,7 @@ export async function composeWith(
     createClosePeriodsJob(deps),
     createIdempotencyCleanupJob(deps),
     createRetentionJob(deps, config.retention, logger),
+    createReceiptLogJob(deps, { intervalMs: config.logCheckpointIntervalMs }),
   ];
   return {
     deps,

@@ -55,18 +55,28 @@ describe('tampered export packs fail offline verification', () => {
     expect((await verifyPack(changed, { keys })).valid).toBe(false);
   });
 
-  it('a removed receipt line fails on the file hash and the count', async () => {
+  it('a removed receipt line fails on the file hash, the count, its log proof and the log coverage', async () => {
     const lines = files.get('receipts.ndjson')!.toString().split('\n');
     lines.splice(3, 1);
     const report = await verify(withFile('receipts.ndjson', Buffer.from(lines.join('\n'))));
-    expect(failed(report)).toEqual(['file receipts.ndjson', 'receipts.count']);
+    expect(failed(report)).toEqual([
+      'file receipts.ndjson',
+      'receipts.count',
+      'log.inclusion',
+      'log.coverage',
+    ]);
   });
 
   it('a repeated receipt line fails on the file hash, uniqueness and the count', async () => {
     const lines = files.get('receipts.ndjson')!.toString().split('\n');
     lines.splice(4, 0, lines[4]!);
     const report = await verify(withFile('receipts.ndjson', Buffer.from(lines.join('\n'))));
-    expect(failed(report)).toEqual(['file receipts.ndjson', 'receipts.unique', 'receipts.count']);
+    expect(failed(report)).toEqual([
+      'file receipts.ndjson',
+      'receipts.unique',
+      'receipts.count',
+      'log.inclusion',
+    ]);
   });
 
   it('a swapped manifest, even one genuinely signed for another pack, fails', async () => {

@@ -48,17 +48,23 @@ describe('an export pack checked with standard tools and the offline verifier bi
   it.skipIf(missing.length > 0)('every command in VERIFY.txt passes on the real pack', async () => {
     const work = mkdtempSync(join(dir, 'audit-'));
     writeFileSync(join(work, 'pack.zip'), await readPack());
-    writeFileSync(join(work, 'key.pem'), keyPem);
+    writeFileSync(join(work, 'keys.json'), readFileSync(join(dir, 'keys.json')));
     const text = (await unzipPack(await readPack())).get('VERIFY.txt')!.toString();
     const commands = text
       .split('\n')
       .filter((l) => l.startsWith('  $ '))
       .map((l) => l.slice(4));
-    expect(commands.length).toBeGreaterThanOrEqual(10);
+    expect(commands.length).toBeGreaterThanOrEqual(15);
     for (const command of commands) {
       const run = bash(command, work);
       expect(run.status, `${command}\n${run.stdout}${run.stderr}`).toBe(0);
     }
+    // The PEMs the commands extracted from keys.json are the published ones.
+    expect(readFileSync(join(work, 'key.pem'), 'utf8')).toBe(keyPem);
+    const logKey = JSON.parse(readFileSync(join(dir, 'keys.json'), 'utf8')).keys.find(
+      (k: any) => k.use === 'log',
+    );
+    expect(readFileSync(join(work, 'logkey.pem'), 'utf8')).toBe(logKey.publicKeyPem);
   });
 
   it.skipIf(missing.length > 0)(
@@ -94,9 +100,13 @@ describe('an export pack checked with standard tools and the offline verifier bi
     expect(ok.stdout).toMatch(/^PASS {2}manifest\.signature/m);
     expect(ok.stdout).toMatch(/^VERDICT: PASS .* 5 receipt\(s\)/m);
     writeFileSync(join(dir, 'key.pem'), keyPem);
-    expect(
-      spawnSync(process.execPath, [BIN, join(dir, 'pack.zip'), '--key', join(dir, 'key.pem')]).status,
-    ).toBe(0);
+    const logKey = JSON.parse(readFileSync(join(dir, 'keys.json'), 'utf8')).keys.find(
+      (k: any) => k.use === 'log',
+    );
+    writeFileSync(join(dir, 'logkey.pem'), logKey.publicKeyPem);
+    const pinned = [BIN, join(dir, 'pack.zip'), '--key', join(dir, 'key.pem')];
+    expect(spawnSync(process.execPath, [...pinned, '--log-key', join(dir, 'logkey.pem')]).status).toBe(0);
+    expect(spawnSync(process.execPath, pinned).status).toBe(1);
     const files = await unzipPack(await readPack());
     const bad = [...files].filter(([n]) => n !== 'trust.snapshot.json');
     writeFileSync(join(dir, 'bad.zip'), await zipFiles(bad));

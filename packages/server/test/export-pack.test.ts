@@ -42,6 +42,9 @@ describeEachDialect('export pack', (dialect) => {
       'receipts.ndjson',
       'policy.snapshot.json',
       'trust.snapshot.json',
+      'log/checkpoint.txt',
+      'log/inclusion.ndjson',
+      'log/consistency.json',
       'manifest.json',
       'manifest.sig.json',
     ]);
@@ -97,7 +100,8 @@ describeEachDialect('export pack', (dialect) => {
     });
   });
 
-  it('stops reading and bills nothing when the client disconnects', async () => {
+  // Seeding 6000 receipts takes ~25 s on a loaded 2-core box; the pack then integrates them into the log.
+  it('stops reading and bills nothing when the client disconnects', { timeout: 120_000 }, async () => {
     const { authenticator } = await s.enroll('bulk');
     // More than loopback socket buffers hold, so the server is still reading when the client leaves.
     await seedReceipts(s.composed.deps, s.tenantId, authenticator, 6000, {
@@ -139,7 +143,12 @@ describeEachDialect('export pack', (dialect) => {
     await rotateSigningKey(s.composed.deps);
     await s.composed.deps.signer.refresh();
     const keys = await publishedKeys(s);
-    expect(keys.map((k: any) => k.status)).toEqual(['active', 'retired']);
+    const logPem = keys.find((k: any) => k.use === 'log').publicKeyPem;
+    expect(keys.map((k: any) => `${k.use ?? 'receipts'} ${k.status}`)).toEqual([
+      'receipts active',
+      'receipts retired',
+      'log active',
+    ]);
     expect(keys[1]).toMatchObject({ kid: oldKey.kid, notAfter: expect.any(String) });
     const after = await fetchPack(s, range);
     const newPem = keys[0].publicKeyPem;
@@ -148,10 +157,15 @@ describeEachDialect('export pack', (dialect) => {
     const manifest = JSON.parse((await unzipPack(after.zip)).get('manifest.json')!.toString());
     expect(manifest.signing.kid).toBe(keys[0].kid);
     // Pinned PEMs: the receipts were signed by the old key, so the new key alone is not enough.
-    expect((await verifyPack(after.zip, { pinnedPublicKeyPem: newPem })).valid).toBe(false);
-    expect((await verifyPack(after.zip, { pinnedPublicKeyPem: [newPem, oldKey.publicKeyPem] })).valid).toBe(
-      true,
-    );
-    expect((await verifyPack(before.zip, { pinnedPublicKeyPem: oldKey.publicKeyPem })).valid).toBe(true);
+    const pinned = (pems: string[]) => ({ pinnedPublicKeyPem: pems, pinnedLogKeyPem: [logPem] });
+    expect((await verifyPack(after.zip, pinned([newPem]))).valid).toBe(false);
+    expect((await verifyPack(after.zip, pinned([newPem, oldKey.publicKeyPem]))).valid).toBe(true);
+    expect((await verifyPack(before.zip, pinned([oldKey.publicKeyPem]))).valid).toBe(true);
+    // Without a trusted log key the checkpoint, and so the pack, does not verify.
+    const unlogged = await verifyPack(before.zip, { pinnedPublicKeyPem: oldKey.publicKeyPem });
+    expect(unlogged.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual([
+      'log.checkpoint',
+      'log.consistency',
+    ]);
   });
 });

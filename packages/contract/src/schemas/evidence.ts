@@ -73,6 +73,14 @@ export const ExportReceiptsQuery = Type.Object(
     from: Type.String({ format: 'date-time', description: 'issuedAt ≥ from' }),
     to: Type.String({ format: 'date-time', description: 'issuedAt < to' }),
     ...receiptFilters,
+    logSince: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description:
+          'the tree size of a checkpoint you saved earlier: log/consistency.json then proves the pack checkpoint extends it (presence-verify --since)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -85,6 +93,20 @@ export const PACK_DATA_FILES = [
   'policy.snapshot.json',
   'trust.snapshot.json',
 ] as const;
+/**
+ * The receipt-log files of a pack (docs/adr/0009-receipt-log.md), listed in the manifest after the
+ * data files. Packs made before the log existed have none and still verify.
+ */
+export const PACK_LOG_FILES = ['log/checkpoint.txt', 'log/inclusion.ndjson', 'log/consistency.json'] as const;
+
+/** One line of log/inclusion.ndjson, in the order of receipts.ndjson (RFC 8785, then '\n'). */
+export const PackInclusionLine = Type.Object({
+  receiptId: prefixedId('rct'),
+  leafIndex: Type.Integer({ minimum: 0 }),
+  hashes: Type.Array(Type.String()),
+});
+export type PackInclusionLine = Static<typeof PackInclusionLine>;
+
 export const PACK_MANIFEST_FILE = 'manifest.json';
 export const PACK_SIGNATURE_FILE = 'manifest.sig.json';
 

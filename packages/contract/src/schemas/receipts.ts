@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Base64Url, HashHex, IsoTime, prefixedId } from './common.js';
+import { ReceiptLogEntry } from './receipt-log.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -61,6 +62,7 @@ export const SignedReceipt = Type.Object(
     receipt: Receipt,
     receiptHashHex: HashHex,
     signature: ServiceSignature,
+    log: Type.Optional(ReceiptLogEntry),
   },
   { $id: 'SignedReceipt' },
 );
@@ -115,6 +117,12 @@ export const ServiceKey = Type.Object(
     notBefore: IsoTime,
     notAfter: Type.Union([IsoTime, Type.Null()]),
     status: Type.Union([Type.Literal('active'), Type.Literal('retired')]),
+    use: Type.Optional(
+      Type.Union([Type.Literal('receipts'), Type.Literal('log')], {
+        description:
+          'absent or "receipts": signs receipts and packs; "log": signs receipt-log checkpoints only',
+      }),
+    ),
   },
   { $id: 'ServiceKey' },
 );

@@ -15,6 +15,8 @@ export interface LineContext {
   policies: Map<string, Policy>;
   keys: readonly TrustedKey[];
   tally: Tally;
+  /** Called for every well-formed line with the hash recomputed from the receipt itself (the log leaf). */
+  onReceipt?: ((seq: number, receiptId: string, receiptHashHex: string) => void) | undefined;
 }
 
 export interface LineSummary {
@@ -94,6 +96,7 @@ function checkLine(line: string, n: number, ctx: LineContext, summary: LineSumma
       `line ${n} (${id}): ${failed.map(([k, c]) => `${k}: ${c.detail}`).join(', ')}`,
     );
   }
+  ctx.onReceipt?.(seq, id, createHash('sha256').update(canonicalJson(receipt), 'utf8').digest('hex'));
   checkChallenge(ctx.tally, parsed.challenge as Fields | undefined, receipt, n);
   checkScope(ctx, receipt, n);
   checkReferences(ctx, receipt, n);

@@ -4,10 +4,16 @@ import type { ServiceKey } from '#contract';
 import { formatPackReport } from './format-pack-report.js';
 import { verifyPack } from './verify-pack.js';
 
-export const VERIFY_PACK_USAGE = `Usage: presence-verify <pack.zip> [--key pub.pem]... [--keys keys.json]
-  --key   an Ed25519 public key (PEM) you pinned; repeatable (one per key, old ones too)
-  --keys  a saved copy of https://<service>/.well-known/presence/keys.json
-At least one of them is required: the keys inside the pack are never trusted on their own.
+export const VERIFY_PACK_USAGE = `Usage: presence-verify <pack.zip> [--key pub.pem]... [--keys keys.json] [--since checkpoint.txt]
+  --key            an Ed25519 public key (PEM) you pinned; repeatable (one per key, old ones too)
+  --keys           a saved copy of https://<service>/.well-known/presence/keys.json
+                   (its "use": "log" entries are the receipt-log keys)
+  --log-key        a receipt-log public key (PEM) you pinned; repeatable
+  --since          a checkpoint you saved earlier: the pack's checkpoint must extend it
+                   (export the pack with logSince=<its tree size>)
+  --witness        a witness verifier key (name+id+base64) you trust; repeatable
+  --min-witnesses  how many trusted witnesses must have cosigned the pack's checkpoint
+At least one of --key and --keys is required: the keys inside the pack are never trusted on their own.
 Exit status: 0 when every check passes, 1 when any fails, 2 on a usage error.
 `;
 
@@ -21,6 +27,10 @@ export async function runVerifyPackCli(args: string[], out: (text: string) => vo
       options: {
         key: { type: 'string', multiple: true },
         keys: { type: 'string' },
+        'log-key': { type: 'string', multiple: true },
+        since: { type: 'string' },
+        witness: { type: 'string', multiple: true },
+        'min-witnesses': { type: 'string' },
         help: { type: 'boolean' },
       },
     });
@@ -38,7 +48,19 @@ export async function runVerifyPackCli(args: string[], out: (text: string) => vo
   const keys = values.keys
     ? (JSON.parse(readFileSync(values.keys, 'utf8')) as { keys: ServiceKey[] }).keys
     : undefined;
-  const report = await verifyPack(file, { pinnedPublicKeyPem, keys });
+  const minWitnesses = values['min-witnesses'] === undefined ? undefined : Number(values['min-witnesses']);
+  if (minWitnesses !== undefined && (!Number.isInteger(minWitnesses) || minWitnesses < 0)) {
+    out(`--min-witnesses must be a non-negative integer\n${VERIFY_PACK_USAGE}`);
+    return 2;
+  }
+  const report = await verifyPack(file, {
+    pinnedPublicKeyPem,
+    keys,
+    pinnedLogKeyPem: (values['log-key'] ?? []).map((path) => readFileSync(path, 'utf8')),
+    since: values.since === undefined ? undefined : readFileSync(values.since, 'utf8'),
+    witnessKeys: values.witness ?? [],
+    minWitnesses,
+  });
   out(formatPackReport(report, file));
   return report.valid ? 0 : 1;
 }

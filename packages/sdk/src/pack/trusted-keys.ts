@@ -7,6 +7,24 @@ export interface TrustRoots {
   keys?: readonly ServiceKey[] | undefined;
   /** Ed25519 public keys in PEM (SPKI) you pinned; the key id is derived from the key. */
   pinnedPublicKeyPem?: string | readonly string[] | undefined;
+  /** Ed25519 log public keys in PEM you pinned (besides the `use: "log"` entries of `keys`). */
+  pinnedLogKeyPem?: readonly string[] | undefined;
+  /** A checkpoint you saved earlier (its text): the pack's checkpoint must extend it. */
+  since?: string | undefined;
+  /** Witness verifier keys you trust (`name+id+base64`), and how many must have cosigned. */
+  witnessKeys?: readonly string[] | undefined;
+  minWitnesses?: number | undefined;
+}
+
+/** The raw log keys to trust: pinned PEMs and the `use: "log"` entries of the published keys. */
+export function trustedLogKeys(roots: TrustRoots): Buffer[] {
+  const pinned = (roots.pinnedLogKeyPem ?? []).map((pem) =>
+    Buffer.from(fromPem(pem).publicKeyB64Url, 'base64url'),
+  );
+  const published = (roots.keys ?? [])
+    .filter((k) => k.use === 'log')
+    .map((k) => Buffer.from(k.publicKeyB64Url, 'base64url'));
+  return [...pinned, ...published];
 }
 
 export interface TrustedKey extends ServiceKey {
@@ -27,7 +45,8 @@ export function trustedKeys(roots: TrustRoots): TrustedKey[] {
     out.set(key.kid, key);
   }
   // A published entry for the same key adds its validity window.
-  for (const k of roots.keys ?? []) out.set(k.kid, { ...k, pinned: false });
+  // A log key (`use: "log"`) signs checkpoints only: it never vouches for a receipt or a pack.
+  for (const k of roots.keys ?? []) if (k.use !== 'log') out.set(k.kid, { ...k, pinned: false });
   return [...out.values()];
 }
 

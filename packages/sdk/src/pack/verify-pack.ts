@@ -1,15 +1,29 @@
 import { createHash } from 'node:crypto';
-import { PACK_DATA_FILES, PACK_MANIFEST_FILE, PACK_SIGNATURE_FILE, type ExportManifest } from '#contract';
+import {
+  PACK_DATA_FILES,
+  PACK_LOG_FILES,
+  PACK_MANIFEST_FILE,
+  PACK_SIGNATURE_FILE,
+  type ExportManifest,
+} from '#contract';
 import { checkManifest } from './check-manifest.js';
 import { checkReceiptLines, type LineSummary } from './check-receipt-lines.js';
 import { CheckList, Tally, type PackReport } from './pack-checks.js';
 import { checkSnapshots } from './check-snapshots.js';
 import { openZip, type ZipView } from './read-zip.js';
-import { trustedKeys, type TrustedKey, type TrustRoots } from './trusted-keys.js';
+import { trustedKeys, trustedLogKeys, type TrustedKey, type TrustRoots } from './trusted-keys.js';
+import { checkLogFiles, type LoggedLine } from './check-log-files.js';
+import { receiptLeafHash } from '../log/merkle-hash.js';
+import { parseVerifierKey } from '../log/signed-note.js';
 import { registerDateTimeFormat } from './date-time-format.js';
 
 const MAX_JSON_BYTES = 512 * 1024 * 1024;
-const EXPECTED_FILES = [...PACK_DATA_FILES, PACK_MANIFEST_FILE, PACK_SIGNATURE_FILE];
+const BASE_FILES: readonly string[] = [...PACK_DATA_FILES, PACK_MANIFEST_FILE, PACK_SIGNATURE_FILE];
+
+/** A pack has log files when its signed manifest lists them; packs made before the log have none. */
+function hasLog(manifest: ExportManifest | null): boolean {
+  return manifest?.files.some((f) => f.name === PACK_LOG_FILES[0]) ?? false;
+}
 
 /**
  * Verifies an export pack offline (a path or the zip's bytes), trusting only the keys you pass:
@@ -30,9 +44,9 @@ export async function verifyPack(source: string | Uint8Array, roots: TrustRoots 
   let receipts = 0;
   try {
     list.pass('zip', `${zip.names.length} entries`);
-    checkFileSet(list, zip.names);
     manifest = await checkManifest(list, zip, trustedKeys(roots));
-    receipts = await checkContents(list, zip, manifest, trustedKeys(roots));
+    checkFileSet(list, zip.names, hasLog(manifest) ? [...BASE_FILES, ...PACK_LOG_FILES] : BASE_FILES);
+    receipts = await checkContents(list, zip, manifest, trustedKeys(roots), roots);
   } catch (error) {
     list.fail('pack', `verification stopped: ${(error as Error).message}`);
   } finally {
@@ -51,12 +65,12 @@ function toReport(list: CheckList, manifest: ExportManifest | null, receipts: nu
   };
 }
 
-function checkFileSet(list: CheckList, names: string[]): void {
-  const missing = EXPECTED_FILES.filter((f) => !names.includes(f));
-  const extra = names.filter((n) => !EXPECTED_FILES.includes(n as (typeof EXPECTED_FILES)[number]));
+function checkFileSet(list: CheckList, names: string[], expected: readonly string[]): void {
+  const missing = expected.filter((f) => !names.includes(f));
+  const extra = names.filter((n) => !expected.includes(n));
   const repeated = names.filter((n, i) => names.indexOf(n) !== i);
   if (missing.length + extra.length + repeated.length === 0)
-    list.pass('files.present', 'exactly the six pack files');
+    list.pass('files.present', `exactly the ${expected.length} pack files`);
   else
     list.fail(
       'files.present',
@@ -76,6 +90,7 @@ async function checkContents(
   zip: ZipView,
   manifest: ExportManifest | null,
   keys: TrustedKey[],
+  roots: TrustRoots,
 ): Promise<number> {
   const small = new Map<string, Buffer>();
   for (const name of ['VERIFY.txt', 'policy.snapshot.json', 'trust.snapshot.json'] as const) {
@@ -84,9 +99,12 @@ async function checkContents(
   const snapshots = checkSnapshots(list, small, manifest);
   const tally = new Tally();
   let summary: LineSummary | null = null;
+  const logged: LoggedLine[] = [];
+  const onReceipt = (seq: number, receiptId: string, hashHex: string) =>
+    logged.push({ seq, receiptId, leafHash: receiptLeafHash(hashHex) });
   if (zip.names.includes('receipts.ndjson')) {
     const stream = await zip.stream('receipts.ndjson');
-    summary = await checkReceiptLines(stream, { manifest, keys, tally, ...snapshots });
+    summary = await checkReceiptLines(stream, { manifest, keys, tally, ...snapshots, onReceipt });
   }
   for (const name of PACK_DATA_FILES) {
     const bytes = small.get(name);
@@ -98,7 +116,44 @@ async function checkContents(
     checkFile(list, manifest, name, actual);
   }
   if (summary) reportReceipts(list, tally, manifest, summary);
+  await checkLog(list, zip, manifest, logged, roots);
   return summary?.count ?? 0;
+}
+
+/** The receipt-log files, when the manifest lists them; their digests against the manifest too. */
+async function checkLog(
+  list: CheckList,
+  zip: ZipView,
+  manifest: ExportManifest | null,
+  logged: LoggedLine[],
+  roots: TrustRoots,
+): Promise<void> {
+  if (!manifest || !hasLog(manifest)) {
+    if (roots.since !== undefined)
+      list.fail('log', 'the pack has no receipt log, so --since cannot be checked');
+    else list.pass('log', 'this pack predates the receipt log (no log files in its manifest)');
+    return;
+  }
+  if (!PACK_LOG_FILES.every((f) => zip.names.includes(f))) return; // files.present already failed
+  const [checkpointFile, inclusionFile, consistencyFile] = PACK_LOG_FILES;
+  const checkpoint = await zip.read(checkpointFile, 1024 * 1024);
+  const consistency = await zip.read(consistencyFile, 1024 * 1024);
+  const { inclusion } = await checkLogFiles(
+    list,
+    { checkpoint, consistency, inclusion: await zip.stream(inclusionFile) },
+    manifest,
+    logged,
+    {
+      logKeys: trustedLogKeys(roots),
+      since: roots.since,
+      witnesses: (roots.witnessKeys ?? []).map((k) => parseVerifierKey(k)),
+      minWitnesses: roots.minWitnesses,
+    },
+  );
+  const digest = (b: Buffer) => ({ sha256: createHash('sha256').update(b).digest('hex'), bytes: b.length });
+  checkFile(list, manifest, checkpointFile, digest(checkpoint));
+  checkFile(list, manifest, inclusionFile, inclusion);
+  checkFile(list, manifest, consistencyFile, digest(consistency));
 }
 
 function checkFile(

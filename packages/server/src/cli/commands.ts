@@ -2,6 +2,7 @@ import { adminCommands } from './admin-commands.js';
 import { billingCommands } from './billing-commands.js';
 import { evidenceCommands } from './evidence-commands.js';
 import { operationsCommands } from './operations-commands.js';
+import { logCommands } from './log-commands.js';
 import { remoteCommands } from './remote-commands.js';
 import { toolCommands } from './tool-commands.js';
 
@@ -17,4 +18,5 @@ export const commands: Record<string, Command> = {
   ...billingCommands,
   ...evidenceCommands,
   ...operationsCommands,
+  ...logCommands,
 };

@@ -51,6 +51,10 @@ export const Env = Type.Object({
   PRESENCE_RETENTION_DELIVERIES_DAYS: Type.Integer({ minimum: 0, maximum: 36_500, default: 30 }),
   PRESENCE_RETENTION_CHALLENGES_DAYS: Type.Integer({ minimum: 0, maximum: 36_500, default: 30 }),
   PRESENCE_RETENTION_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10_000, default: 500 }),
+  PRESENCE_LOG_ORIGIN: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7e]*[^/\\s]$' }),
+  ),
+  PRESENCE_LOG_CHECKPOINT_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 500 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -101,6 +105,10 @@ export interface Config {
   /** SIGTERM: /readyz is 503 for `delayMs` before the listener closes; in-flight work gets `drainMs`. */
   shutdown: { delayMs: number; drainMs: number };
   retention: RetentionSettings;
+  /** Origin prefix of receipt-log checkpoints: `<prefix>/presence/<tenantId>`. */
+  logOrigin: string;
+  /** How often new receipts are integrated into the logs and checkpoints signed. */
+  logCheckpointIntervalMs: number;
   logLevel: Static<typeof Env>['LOG_LEVEL'];
 }
 
@@ -161,6 +169,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       challengesDays: env.PRESENCE_RETENTION_CHALLENGES_DAYS,
       batchSize: env.PRESENCE_RETENTION_BATCH_SIZE,
     },
+    logOrigin: env.PRESENCE_LOG_ORIGIN ?? env.HOST,
+    logCheckpointIntervalMs: env.PRESENCE_LOG_CHECKPOINT_INTERVAL_MS,
     logLevel: env.LOG_LEVEL,
   };
 }

@@ -23,4 +23,6 @@ export interface Deps {
   webhooks: WebhookTransport;
   /** Default plan, close grace window, operator token (domain/billing). */
   billing: BillingSettings;
+  /** Origin prefix of receipt-log checkpoints: `<logOrigin>/presence/<tenantId>` (PRESENCE_LOG_ORIGIN). */
+  logOrigin: string;
 }

@@ -19,6 +19,7 @@ import type { ReceiptLogRepo } from './receipts/receipt-log-ports.js';
 import type { TenantRepo } from './tenants/ports.js';
 import type { UsageRepo } from './usage/ports.js';
 import type { WebhookRepos } from './webhooks/ports.js';
+import type { ReceiptLogStore } from './receipt-log/ports.js';
 
 export interface Clock {
   now(): number;
@@ -49,6 +50,8 @@ export interface StoreTx {
   usage: UsageRepo;
   billing: BillingRepos;
   receiptLog: ReceiptLogRepo;
+  /** The Merkle tree, checkpoints and cosignatures of each tenant's receipt log. */
+  receiptLogTree: ReceiptLogStore;
   exports: ExportRepo;
   webhooks: WebhookRepos;
   idempotency: IdempotencyRepo;

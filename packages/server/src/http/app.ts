@@ -22,6 +22,7 @@ import { presenceRoutes } from './routes/presence.js';
 import { publicRoutes } from './routes/public.js';
 import { receiptEvidenceRoutes } from './routes/receipt-evidence.js';
 import { receiptRoutes } from './routes/receipts.js';
+import { receiptLogRoutes } from './routes/receipt-log.js';
 import { recordRouteTable } from './route-table.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -94,6 +95,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     credentialRoutes,
     receiptRoutes,
     receiptEvidenceRoutes,
+    receiptLogRoutes,
     keyRoutes,
     policyRoutes,
     billingRoutes,

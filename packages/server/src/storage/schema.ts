@@ -283,6 +283,52 @@ export type IdempotencyKeysTable = {
   expires_at: number;
 };
 
+export type ReceiptLogStateTable = {
+  tenant_id: string;
+  tree_size: number;
+  updated_at: number;
+};
+
+export type ReceiptLogTilesTable = {
+  tenant_id: string;
+  level: number;
+  tile_index: number;
+  hashes: Buffer;
+};
+
+export type ReceiptLogCheckpointsTable = {
+  tenant_id: string;
+  tree_size: number;
+  root_hash: Buffer;
+  note: string;
+  created_at: number;
+};
+
+export type ReceiptLogCosignaturesTable = {
+  tenant_id: string;
+  tree_size: number;
+  witness_name: string;
+  key_id_hex: string;
+  witness_key: string;
+  line: string;
+  created_at: number;
+};
+
+export type ReceiptLogWitnessSettingsTable = {
+  tenant_id: string;
+  /** JSON array of verifier keys. */
+  witness_keys: string;
+  required: number;
+  updated_at: number;
+};
+
+export type ReceiptLogKeysTable = {
+  kid: string;
+  public_key_b64url: string;
+  private_key_sealed: string;
+  created_at: number;
+};
+
 export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
@@ -305,5 +351,11 @@ export interface Database {
   invoices: InvoicesTable;
   invoice_counters: InvoiceCountersTable;
   idempotency_keys: IdempotencyKeysTable;
+  receipt_log_state: ReceiptLogStateTable;
+  receipt_log_tiles: ReceiptLogTilesTable;
+  receipt_log_checkpoints: ReceiptLogCheckpointsTable;
+  receipt_log_cosignatures: ReceiptLogCosignaturesTable;
+  receipt_log_witness_settings: ReceiptLogWitnessSettingsTable;
+  receipt_log_keys: ReceiptLogKeysTable;
   schema_migrations: SchemaMigrationsTable;
 }

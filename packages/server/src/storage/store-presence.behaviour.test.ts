@@ -151,9 +151,10 @@ describeEachDialect(
       const c = records.challenge(tenant.id, policy.id);
       await db.store.challenges.insert(c);
       const r = records.receipt(c, { canonicalJson: '{"b":[1,2.5,"\\u0000é😀"],"a":{}}' });
-      await db.store.receipts.insert(r);
-      expect(await db.store.receipts.get(tenant.id, r.id)).toEqual(r);
-      expect(await db.store.receipts.getByChallenge(tenant.id, c.id)).toEqual(r);
+      const seq = await db.store.receipts.insert(r);
+      // Read back with its place in the tenant's receipt log.
+      expect(await db.store.receipts.get(tenant.id, r.id)).toEqual({ ...r, seq });
+      expect(await db.store.receipts.getByChallenge(tenant.id, c.id)).toEqual({ ...r, seq });
       expect(await db.store.receipts.get(other.tenant.id, r.id)).toBeUndefined();
       expect(await db.store.receipts.getByChallenge(other.tenant.id, c.id)).toBeUndefined();
       const second = db.store.receipts.insert(records.receipt(c));

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { PackFile } from '@presence/contract';
 import type { LoggedReceipt, ReceiptFilter, ReceiptLogPosition } from '../receipts/receipt-log-ports.js';
 import type { ExportRecord } from './ports.js';
+import type { PackLog } from './write-log-files.js';
 
 /** One file of the pack. Consume `body` to the end before asking for the next entry. */
 export interface PackEntry {
@@ -32,6 +33,8 @@ export interface PackState {
   files: PackFile[];
   manifestSha256: string | null;
   kid: string | null;
+  /** The receipt-log checkpoint and proofs of the pack; undefined for an empty tenant. */
+  log: PackLog | undefined;
 }
 
 export function newPackState(
@@ -54,6 +57,7 @@ export function newPackState(
     files: [],
     manifestSha256: null,
     kid: null,
+    log: undefined,
   };
 }
 

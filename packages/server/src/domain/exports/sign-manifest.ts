@@ -1,5 +1,5 @@
 import type { ExportManifest, ServiceSignature } from '@presence/contract';
-import { PACK_DATA_FILES } from '@presence/contract';
+import { PACK_DATA_FILES, PACK_LOG_FILES } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { canonicalJson, sha256Hex, toIso } from '../encoding.js';
 import type { PackState } from './pack-state.js';
@@ -16,7 +16,7 @@ export interface SignedManifest {
  * choosing the key and signing, it is rebuilt for the key that actually signed.
  */
 export function signManifest(deps: Pick<Deps, 'signer'>, state: PackState): SignedManifest {
-  if (state.files.length !== PACK_DATA_FILES.length) {
+  if (state.files.length !== PACK_DATA_FILES.length + (state.log ? PACK_LOG_FILES.length : 0)) {
     throw new Error('a pack file was not written to the end before the manifest was requested');
   }
   for (let attempt = 0; attempt < 3; attempt++) {

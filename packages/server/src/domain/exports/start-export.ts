@@ -9,12 +9,14 @@ import { measureFile, newPackState, type PackEntry, type PackState } from './pac
 import { signManifest } from './sign-manifest.js';
 import { VERIFY_INSTRUCTIONS } from './verify-instructions.js';
 import { writeReceiptLines } from './write-receipt-lines.js';
+import { choosePackLog, writeInclusionLines } from './write-log-files.js';
+import { canonicalJson } from '../encoding.js';
 import { writePolicySnapshot, writeTrustSnapshot } from './write-snapshots.js';
 
 /** Receipts per read: small batches keep what survives a young collection, and so RSS, low. */
 export const EXPORT_BATCH_SIZE = 200;
 
-type ExportDeps = Pick<Deps, 'store' | 'clock' | 'random' | 'signer'>;
+type ExportDeps = Pick<Deps, 'store' | 'clock' | 'random' | 'signer' | 'secrets' | 'logOrigin'>;
 
 /** A pack being streamed. The HTTP layer zips `entries` and reports how the download ended. */
 export interface ExportPack {
@@ -28,7 +30,7 @@ export interface ExportPack {
 }
 
 export interface ExportInput {
-  query: ReceiptQuery & { from: string; to: string };
+  query: ReceiptQuery & { from: string; to: string; logSince?: number | undefined };
   apiKeyId: string | null;
 }
 
@@ -60,8 +62,10 @@ export async function startExport(
     createdAt: deps.clock.now(),
     finishedAt: null,
   };
+  const log = await choosePackLog(deps, tenantId, record.snapshotSeq, input.query.logSince);
   await deps.store.exports.insert(record);
   const state = newPackState(record, filter, start, record.createdAt);
+  state.log = log;
   const batchSize = options.batchSize ?? EXPORT_BATCH_SIZE;
   return {
     exportId: record.id,
@@ -97,6 +101,12 @@ async function* packEntries(
   yield file('receipts.ndjson', writeReceiptLines(deps, state, signal, batchSize));
   yield file('policy.snapshot.json', writePolicySnapshot(deps, state));
   yield file('trust.snapshot.json', writeTrustSnapshot(deps, state));
+  if (state.log) {
+    const log = state.log;
+    yield file('log/checkpoint.txt', [Buffer.from(log.checkpoint.note, 'utf8')]);
+    yield file('log/inclusion.ndjson', writeInclusionLines(deps, state, signal, batchSize));
+    yield file('log/consistency.json', [Buffer.from(canonicalJson(log.consistency), 'utf8')]);
+  }
   signal.throwIfAborted();
   const { manifestBytes, signatureBytes } = signManifest(deps, state);
   yield { name: 'manifest.json', body: once(manifestBytes) };

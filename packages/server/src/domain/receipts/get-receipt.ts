@@ -2,6 +2,7 @@ import type { Receipt, SignedReceipt } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import type { ReceiptRecord } from './ports.js';
+import { locateReceipt } from '../receipt-log/locate-receipt.js';
 
 export async function getReceipt(
   deps: Pick<Deps, 'store'>,
@@ -10,7 +11,8 @@ export async function getReceipt(
 ): Promise<SignedReceipt> {
   const r = await deps.store.receipts.get(tenantId, receiptId);
   if (!r) throw notFound('the receipt');
-  return toSignedReceipt(r);
+  const log = r.seq === undefined ? undefined : await locateReceipt(deps, tenantId, r.seq);
+  return log ? { ...toSignedReceipt(r), log } : toSignedReceipt(r);
 }
 
 export async function getChallengeReceipt(

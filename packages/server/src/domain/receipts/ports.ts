@@ -13,6 +13,8 @@ export interface ReceiptRecord {
   hashHex: string;
   kid: string;
   signatureB64Url: string;
+  /** The receipt's place in its tenant's log (leaf seq − 1); set when read back, not on insert. */
+  seq?: number | undefined;
 }
 
 export interface ReceiptRepo {

@@ -2,6 +2,7 @@ import { ServiceKeySet } from '@presence/contract';
 import { Type } from '@sinclair/typebox';
 import type { App } from '../types.js';
 import { sendProblem } from '../plugins/problem.js';
+import { publishedLogKeys } from '../../domain/receipt-log/log-signer.js';
 import { problemResponses } from './errors.js';
 import type { RouteDeps } from './route-deps.js';
 
@@ -46,12 +47,15 @@ export function publicRoutes(app: App, { isDraining }: RouteDeps): void {
   app.get('/.well-known/presence/keys.json', {
     schema: {
       tags: ['receipts'],
-      summary: 'The service Ed25519 public keys that sign receipts and export packs, old ones included',
+      summary:
+        'The service Ed25519 public keys that sign receipts and export packs (old ones included) and receipt-log checkpoints (use: "log")',
       response: { 200: ServiceKeySet, ...problemResponses },
     },
     handler: async (request, reply) => {
       reply.header('cache-control', 'public, max-age=300');
-      return { keys: request.deps.signer.publishedKeys() };
+      return {
+        keys: [...request.deps.signer.publishedKeys(), ...(await publishedLogKeys(request.deps))],
+      };
     },
   });
 }

@@ -12,6 +12,7 @@ import { createIdempotencyRepo } from './idempotency.js';
 import { createOutboxRepo } from './outbox.js';
 import { createPolicyRepo } from './policies.js';
 import { createReceiptLogRepo } from './receipt-log.js';
+import { createReceiptLogTreeRepo } from './receipt-log-tree.js';
 import { createReceiptRepo } from './receipts.js';
 import { createRetentionRepo } from './retention.js';
 import { createSealedSecretRepo } from './sealed-secrets.js';
@@ -38,6 +39,7 @@ export function createRepos(db: Kysely<Database>, dialect: Dialect): StoreTx {
     billing: createBillingRepos(db),
     webhooks: createWebhookRepos(db),
     receiptLog: createReceiptLogRepo(db),
+    receiptLogTree: createReceiptLogTreeRepo(db),
     exports: createExportRepo(db),
     idempotency: createIdempotencyRepo(db),
     retention: createRetentionRepo(db),

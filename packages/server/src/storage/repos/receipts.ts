@@ -64,5 +64,6 @@ export function toReceipt(row: ReceiptsTable): ReceiptRecord {
     hashHex: row.hash_hex,
     kid: row.kid,
     signatureB64Url: row.signature_b64url,
+    seq: Number(row.seq),
   };
 }

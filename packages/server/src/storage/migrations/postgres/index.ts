@@ -4,6 +4,7 @@ import * as evidence from './0002-evidence.js';
 import * as webhooks from './0003-webhooks.js';
 import * as billing from './0004-billing.js';
 import * as idempotency from './0005-idempotency.js';
+import * as receiptLog from './0007-receipt-log.js';
 import * as retention from './0010-retention.js';
 import * as observability from './0012-observability.js';
 
@@ -14,6 +15,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { id: '0003-webhooks', up: webhooks.up },
   { id: '0004-billing', up: billing.up },
   { id: '0005-idempotency', up: idempotency.up },
+  { id: '0007-receipt-log', up: receiptLog.up },
   { id: '0010-retention', up: retention.up },
   { id: '0012-observability', up: observability.up },
 ];

@@ -1,0 +1,92 @@
+import type { Deps } from '../deps.js';
+import { DomainError } from '../errors.js';
+import { catchUpReceiptLog } from '../receipt-log/catch-up-receipt-log.js';
+import { withCosignatures } from '../receipt-log/get-log-checkpoint.js';
+import { consistencyPath, inclusionPath } from '../receipt-log/merkle-proofs.js';
+import type { LogCheckpointRecord } from '../receipt-log/ports.js';
+import { createLogTreeReader } from '../receipt-log/read-log-tree.js';
+import type { PackState } from './pack-state.js';
+
+type LogFileDeps = Pick<Deps, 'store' | 'clock' | 'secrets' | 'logOrigin'>;
+
+export interface PackLog {
+  /** The checkpoint every inclusion proof of the pack is against, with its cosignatures. */
+  checkpoint: LogCheckpointRecord;
+  /** RFC 9162 consistency proof from `logSince` (or the pack's own size) to the checkpoint. */
+  consistency: { from: number; to: number; hashes: string[] };
+}
+
+/**
+ * Picks the pack's checkpoint: one covering every receipt the export can hold (seq ≤ snapshot),
+ * integrating first if needed. When the tenant requires N witnesses, the newest checkpoint with
+ * N cosignatures of its trusted witnesses, or a 409 naming what is missing.
+ */
+export async function choosePackLog(
+  deps: LogFileDeps,
+  tenantId: string,
+  snapshotSeq: number,
+  logSince: number | undefined,
+): Promise<PackLog | undefined> {
+  if (snapshotSeq === 0) return undefined;
+  await catchUpReceiptLog(deps, tenantId, snapshotSeq);
+  const log = deps.store.receiptLogTree;
+  const settings = await log.witnessSettings(tenantId);
+  const chosen =
+    settings && settings.required > 0
+      ? await log.witnessedCheckpoint(tenantId, snapshotSeq, settings.witnessKeys, settings.required)
+      : await log.latestCheckpoint(tenantId);
+  if (!chosen) {
+    throw new DomainError(
+      'conflict',
+      `no checkpoint covering this export carries the ${settings?.required ?? 0} witness cosignatures this tenant requires yet; run the witnesses and retry`,
+    );
+  }
+  const from = logSince ?? chosen.treeSize;
+  if (from > chosen.treeSize) {
+    throw new DomainError(
+      'invalid_request',
+      `logSince ${from} is beyond the log's ${chosen.treeSize} leaves`,
+      [{ field: 'logSince', message: `at most ${chosen.treeSize}` }],
+    );
+  }
+  const reader = createLogTreeReader(log, tenantId);
+  const hashes = await reader.compute((read) => consistencyPath(read, from, chosen.treeSize));
+  return {
+    checkpoint: await withCosignatures(deps, chosen),
+    consistency: { from, to: chosen.treeSize, hashes: hashes.map((h) => h.toString('base64')) },
+  };
+}
+
+/**
+ * log/inclusion.ndjson: for every receipt of receipts.ndjson, in the same order, its leaf index
+ * and inclusion proof against the pack's checkpoint. Walks the receipts again by seq (the window
+ * is fixed), reading tiles through one cache, so memory stays flat and neighbouring proofs are cheap.
+ */
+export async function* writeInclusionLines(
+  deps: Pick<Deps, 'store'>,
+  state: PackState,
+  signal: AbortSignal,
+  batchSize: number,
+): AsyncGenerator<Buffer> {
+  const log = state.log;
+  const filter = state.filter;
+  let position = state.start;
+  if (!log) return;
+  const reader = createLogTreeReader(deps.store.receiptLogTree, state.record.tenantId);
+  while (filter && position) {
+    signal.throwIfAborted();
+    const batch = await deps.store.receiptLog.list(state.record.tenantId, filter, position, batchSize);
+    if (batch.length === 0) return;
+    const lines: string[] = [];
+    for (const entry of batch) {
+      const hashes = await reader.compute((read) =>
+        inclusionPath(read, entry.seq - 1, log.checkpoint.treeSize),
+      );
+      const list = hashes.map((h) => `"${h.toString('base64')}"`).join(',');
+      lines.push(`{"hashes":[${list}],"leafIndex":${entry.seq - 1},"receiptId":"${entry.receipt.id}"}\n`);
+    }
+    yield Buffer.from(lines.join(''), 'utf8');
+    if (batch.length < batchSize) return;
+    position = { ...position, after: batch.at(-1)!.seq };
+  }
+}

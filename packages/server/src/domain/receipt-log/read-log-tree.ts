@@ -1,0 +1,58 @@
+import type { ReceiptLogStore, TileKey } from './ports.js';
+import { nodesNeeded, type NodeReader } from './merkle-proofs.js';
+import { nodeHashFromTile, tileId, tileOfNode, type NodeKey } from './tile-math.js';
+
+/** Tiles kept between calls of one reader (an export reads thousands of neighbouring proofs). */
+const MAX_CACHED_TILES = 256;
+
+/**
+ * Computes hashes over a tenant's stored tiles. A computation runs twice: once to learn which
+ * nodes it needs (the shape of a proof depends only on sizes), then, after one batched read of
+ * the missing tiles, for real. So a proof costs O(log n) hashes and one round trip.
+ */
+export interface LogTreeReader {
+  compute<T>(fn: (read: NodeReader) => T): Promise<T>;
+}
+
+export function createLogTreeReader(
+  store: Pick<ReceiptLogStore, 'readTiles'>,
+  tenantId: string,
+): LogTreeReader {
+  const tiles = new Map<string, Buffer>();
+  const nodes = new Map<string, Buffer>();
+  const remember = (key: string, data: Buffer) => {
+    tiles.delete(key);
+    tiles.set(key, data);
+    if (tiles.size > MAX_CACHED_TILES) tiles.delete(tiles.keys().next().value!);
+  };
+  const read: NodeReader = (node) => {
+    const key = `${node.level}/${node.index}`;
+    let hash = nodes.get(key);
+    if (!hash) {
+      hash = nodeHashFromTile(tiles, node);
+      nodes.set(key, hash);
+      if (nodes.size > 8 * MAX_CACHED_TILES) nodes.delete(nodes.keys().next().value!);
+    }
+    return hash;
+  };
+  return {
+    async compute(fn) {
+      const missing = missingTiles(nodesNeeded(fn), tiles, nodes);
+      if (missing.length > 0) {
+        for (const t of await store.readTiles(tenantId, missing)) remember(tileId(t), t.hashes);
+      }
+      return fn(read);
+    },
+  };
+}
+
+function missingTiles(needed: NodeKey[], tiles: Map<string, Buffer>, nodes: Map<string, Buffer>): TileKey[] {
+  const out = new Map<string, TileKey>();
+  for (const node of needed) {
+    if (nodes.has(`${node.level}/${node.index}`)) continue;
+    const { tile, first, count } = tileOfNode(node);
+    const have = tiles.get(tileId(tile));
+    if (!have || have.length < (first + count) * 32) out.set(tileId(tile), tile);
+  }
+  return [...out.values()];
+}

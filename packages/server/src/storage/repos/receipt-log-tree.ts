@@ -1,0 +1,175 @@
+import { sql, type Kysely } from 'kysely';
+import type { LogCheckpointRecord, ReceiptLogStore, StoredTile } from '../../domain/receipt-log/ports.js';
+import type { Database, ReceiptLogCheckpointsTable } from '../schema.js';
+import { createReceiptLogSideRepo } from './receipt-log-side.js';
+
+/**
+ * The receipt log's tiles, checkpoints and cosignatures. Tiles are keyed (tenant, level, index),
+ * so a proof reads a handful of rows by primary key whatever the size of the log.
+ */
+export function createReceiptLogTreeRepo(db: Kysely<Database>): ReceiptLogStore {
+  return {
+    async treeSize(tenantId) {
+      const row = await db
+        .selectFrom('receipt_log_state')
+        .select('tree_size')
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirst();
+      return row ? Number(row.tree_size) : 0;
+    },
+    async pendingTenants(limit) {
+      const rows = await db
+        .selectFrom('tenant_counters as tc')
+        .leftJoin('receipt_log_state as s', 's.tenant_id', 'tc.tenant_id')
+        .select(['tc.tenant_id', 'tc.value', 's.tree_size'])
+        .where('tc.name', '=', 'receipts')
+        .where((eb) => eb('tc.value', '>', eb.fn.coalesce('s.tree_size', sql<number>`0`)))
+        .orderBy('tc.tenant_id')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({
+        tenantId: r.tenant_id,
+        lastSeq: Number(r.value),
+        treeSize: Number(r.tree_size ?? 0),
+      }));
+    },
+    async receiptHashes(tenantId, after, limit) {
+      const rows = await db
+        .selectFrom('receipts')
+        .select(['seq', 'hash_hex'])
+        .where('tenant_id', '=', tenantId)
+        .where('seq', '>', after)
+        .where('seq', '<=', after + limit)
+        .orderBy('seq')
+        .execute();
+      return rows.map((r) => ({ seq: Number(r.seq), hashHex: r.hash_hex }));
+    },
+    async readTiles(tenantId, keys) {
+      if (keys.length === 0) return [];
+      const rows = await db
+        .selectFrom('receipt_log_tiles')
+        .select(['level', 'tile_index', 'hashes'])
+        .where('tenant_id', '=', tenantId)
+        .where((eb) =>
+          eb.or(keys.map((k) => eb.and([eb('level', '=', k.level), eb('tile_index', '=', k.index)]))),
+        )
+        .execute();
+      return rows.map((r) => ({
+        level: Number(r.level),
+        index: Number(r.tile_index),
+        hashes: Buffer.from(r.hashes),
+      }));
+    },
+    appendTiles: (tenantId, fromSize, tiles, checkpoint) =>
+      appendTiles(db, tenantId, fromSize, tiles, checkpoint),
+    async latestCheckpoint(tenantId) {
+      const row = await db
+        .selectFrom('receipt_log_checkpoints')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .orderBy('tree_size', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row && toCheckpoint(row);
+    },
+    async checkpointAt(tenantId, treeSize) {
+      const row = await db
+        .selectFrom('receipt_log_checkpoints')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('tree_size', '=', treeSize)
+        .executeTakeFirst();
+      return row && toCheckpoint(row);
+    },
+    async witnessedCheckpoint(tenantId, atLeastSize, witnessKeys, min) {
+      if (witnessKeys.length === 0) return undefined;
+      const row = await db
+        .selectFrom('receipt_log_checkpoints as c')
+        .selectAll('c')
+        .where('c.tenant_id', '=', tenantId)
+        .where('c.tree_size', '>=', atLeastSize)
+        .where(
+          (eb) =>
+            eb
+              .selectFrom('receipt_log_cosignatures as w')
+              .select((e) => e.fn.countAll<number>().as('n'))
+              .whereRef('w.tenant_id', '=', 'c.tenant_id')
+              .whereRef('w.tree_size', '=', 'c.tree_size')
+              .where('w.witness_key', 'in', witnessKeys),
+          '>=',
+          min,
+        )
+        .orderBy('c.tree_size', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row && toCheckpoint(row);
+    },
+    ...createReceiptLogSideRepo(db),
+    async oldestUnintegratedAt() {
+      const row = await db
+        .selectFrom('tenant_counters as tc')
+        .leftJoin('receipt_log_state as s', 's.tenant_id', 'tc.tenant_id')
+        .innerJoin('receipts as r', (join) =>
+          join
+            .onRef('r.tenant_id', '=', 'tc.tenant_id')
+            .on((eb) => eb('r.seq', '=', sql<number>`coalesce(${eb.ref('s.tree_size')}, 0) + 1`)),
+        )
+        .select((eb) => eb.fn.min('r.issued_at').as('oldest'))
+        .where('tc.name', '=', 'receipts')
+        .executeTakeFirst();
+      return row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest);
+    },
+  };
+}
+
+/** Call inside store.transaction: the compare-and-set, the tiles and the checkpoint commit together. */
+async function appendTiles(
+  db: Kysely<Database>,
+  tenantId: string,
+  fromSize: number,
+  tiles: readonly StoredTile[],
+  checkpoint: LogCheckpointRecord,
+): Promise<boolean> {
+  if (fromSize === 0) {
+    await db
+      .insertInto('receipt_log_state')
+      .values({ tenant_id: tenantId, tree_size: 0, updated_at: checkpoint.createdAt })
+      .onConflict((oc) => oc.column('tenant_id').doNothing())
+      .execute();
+  }
+  const moved = await db
+    .updateTable('receipt_log_state')
+    .set({ tree_size: checkpoint.treeSize, updated_at: checkpoint.createdAt })
+    .where('tenant_id', '=', tenantId)
+    .where('tree_size', '=', fromSize)
+    .executeTakeFirst();
+  if (Number(moved.numUpdatedRows) !== 1) return false;
+  for (const t of tiles) {
+    await db
+      .insertInto('receipt_log_tiles')
+      .values({ tenant_id: tenantId, level: t.level, tile_index: t.index, hashes: t.hashes })
+      .onConflict((oc) => oc.columns(['tenant_id', 'level', 'tile_index']).doUpdateSet({ hashes: t.hashes }))
+      .execute();
+  }
+  await db
+    .insertInto('receipt_log_checkpoints')
+    .values({
+      tenant_id: tenantId,
+      tree_size: checkpoint.treeSize,
+      root_hash: checkpoint.rootHash,
+      note: checkpoint.note,
+      created_at: checkpoint.createdAt,
+    })
+    .execute();
+  return true;
+}
+
+function toCheckpoint(row: ReceiptLogCheckpointsTable): LogCheckpointRecord {
+  return {
+    tenantId: row.tenant_id,
+    treeSize: Number(row.tree_size),
+    rootHash: Buffer.from(row.root_hash),
+    note: row.note,
+    createdAt: Number(row.created_at),
+  };
+}
