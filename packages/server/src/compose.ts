@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config/load-config.js';
 import type { Deps } from './domain/deps.js';
 import type { Clock, Random, Store } from './domain/ports.js';
-import { loadReceiptSigner } from './domain/receipts/receipt-signer.js';
+import { DEFAULT_SIGNING_KEY_REFRESH_MS, loadReceiptSigner } from './domain/receipts/receipt-signer.js';
 import { createSecretBox } from './domain/secrets.js';
 import { PublicKeyCache } from './domain/webauthn/public-key-cache.js';
 import { buildApp } from './http/app.js';
@@ -53,6 +53,7 @@ export async function composeDeps(config: Config): Promise<Deps> {
       timeoutMs: config.webhookTimeoutMs,
     },
     config.billing,
+    config.signingKeyRefreshMs,
   );
 }
 
@@ -69,9 +70,10 @@ export async function depsFromStore(
   clock: Clock = systemClock,
   webhook: WebhookTransportConfig = {},
   billing: BillingSettings = DEFAULT_BILLING_SETTINGS,
+  signingKeyRefreshMs: number = DEFAULT_SIGNING_KEY_REFRESH_MS,
 ): Promise<Deps> {
   const secrets = createSecretBox(deriveKey(masterKey, 'secrets-at-rest'), cryptoRandom);
-  const signer = await loadReceiptSigner({ store, clock, secrets });
+  const signer = await loadReceiptSigner({ store, clock, secrets }, signingKeyRefreshMs);
   const timeoutMs = webhook.timeoutMs ?? 10_000;
   const webhooks = createWebhookTransport({
     allowNets: webhook.allowNets ?? [],
@@ -106,7 +108,8 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
     cursorKey: deriveKey(config.masterKey, 'cursor'),
     plugins: [portal({ demoTenantId: devTenantId })],
   });
-  const refresh = setInterval(() => void deps.signer.refresh().catch(() => undefined), 60_000);
+  // Keeps keys.json and the signing schedule current; a copy older than 2× this is never signed with.
+  const refresh = setInterval(() => void deps.signer.refresh().catch(() => undefined), deps.signer.refreshMs);
   refresh.unref();
   const webhookJob = createWebhookJob(deps, {
     logger,

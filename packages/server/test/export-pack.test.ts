@@ -7,7 +7,11 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyPack, verifyReceipt } from '@presence/sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rotateSigningKey } from '../src/domain/receipts/receipt-signer.js';
+import {
+  DEFAULT_ROTATION_LEAD_MS,
+  DEFAULT_ROTATION_OVERLAP_MS,
+  rotateSigningKey,
+} from '../src/domain/receipts/rotate-signing-key.js';
 import { DIALECTS, pgAvailable } from '../src/storage/testing.js';
 import { fetchPack, publishedKeys, settledExport, unzipPack } from './support/export-pack.js';
 import { seedReceipts } from './support/seed-receipts.js';
@@ -140,7 +144,15 @@ for (const dialect of DIALECTS) {
       const oldKey = (await publishedKeys(s))[0];
       // The seeded receipts are dated up to an hour ahead: rotate after all of them were issued.
       s.clock.advance(7200);
-      await rotateSigningKey(s.composed.deps);
+      const rotation = await rotateSigningKey(s.composed.deps, s.composed.deps.signer.refreshMs);
+      await s.composed.deps.signer.refresh();
+      // Published ahead of the switch, while the old key still signs.
+      const scheduled = await publishedKeys(s);
+      expect(scheduled.map((k: any) => [k.kid, k.status])).toEqual([
+        [oldKey.kid, 'active'],
+        [rotation.kid, 'next'],
+      ]);
+      s.clock.advance((DEFAULT_ROTATION_LEAD_MS + DEFAULT_ROTATION_OVERLAP_MS) / 1000);
       await s.composed.deps.signer.refresh();
       const keys = await publishedKeys(s);
       expect(keys.map((k: any) => k.status)).toEqual(['active', 'retired']);

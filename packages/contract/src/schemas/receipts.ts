@@ -101,7 +101,10 @@ export const ServiceKey = Type.Object({
   publicKeyPem: Type.String(),
   notBefore: IsoTime,
   notAfter: Type.Union([IsoTime, Type.Null()]),
-  status: Type.Union([Type.Literal('active'), Type.Literal('retired')]),
+  status: Type.Union([Type.Literal('active'), Type.Literal('next'), Type.Literal('retired')], {
+    description:
+      'active: signs now; next: published ahead of a scheduled switch (notBefore); retired: signs no more, evidence it signed within its validity stays valid',
+  }),
 });
 export type ServiceKey = Static<typeof ServiceKey>;
 export const ServiceKeySet = Type.Object({ keys: Type.Array(ServiceKey) });

@@ -27,6 +27,7 @@ const Env = Type.Object({
     Type.String({ minLength: 32, maxLength: 512, pattern: '^[\\x21-\\x7e]+$' }),
   ),
   PRESENCE_WEBHOOK_ALLOW_NETS: Type.String({ default: '' }),
+  PRESENCE_SIGNING_KEY_REFRESH_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 60_000 }),
   PRESENCE_WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
   PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 8 }),
   LOG_LEVEL: Type.Union(
@@ -60,6 +61,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Webhook attempts in flight per endpoint, across processes. */
   webhookEndpointConcurrency: number;
+  /** How often each process re-reads the signing-key table (ADR 0007); the same for every process. */
+  signingKeyRefreshMs: number;
   logLevel: Static<typeof Env>['LOG_LEVEL'];
 }
 
@@ -97,6 +100,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     webhookAllowNets: readAllowNets(env.PRESENCE_WEBHOOK_ALLOW_NETS),
     webhookTimeoutMs: env.PRESENCE_WEBHOOK_TIMEOUT_MS,
     webhookEndpointConcurrency: env.PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY,
+    signingKeyRefreshMs: env.PRESENCE_SIGNING_KEY_REFRESH_MS,
     logLevel: env.LOG_LEVEL,
   };
 }

@@ -38,6 +38,7 @@ export async function seedReceipts(
   const made: ReceiptRecord[] = [];
   const batch = options.batch ?? 200;
   for (let start = 0; start < count; start += batch) {
+    await deps.signer.ensureFresh();
     const pairs: { challenge: ChallengeRecord; receipt: ReceiptRecord }[] = [];
     for (let i = start; i < Math.min(count, start + batch); i++) {
       const at = options.issuedAt?.(i) ?? deps.clock.now();

@@ -60,6 +60,9 @@ export async function startExport(
     createdAt: deps.clock.now(),
     finishedAt: null,
   };
+  // Refuse (503) before any byte is sent when no key can sign a pack dated now.
+  await deps.signer.ensureFresh();
+  deps.signer.keyAt(record.createdAt);
   await deps.store.exports.insert(record);
   const state = newPackState(record, filter, start, record.createdAt);
   const batchSize = options.batchSize ?? EXPORT_BATCH_SIZE;
@@ -98,7 +101,7 @@ async function* packEntries(
   yield file('policy.snapshot.json', writePolicySnapshot(deps, state));
   yield file('trust.snapshot.json', writeTrustSnapshot(deps, state));
   signal.throwIfAborted();
-  const { manifestBytes, signatureBytes } = signManifest(deps, state);
+  const { manifestBytes, signatureBytes } = await signManifest(deps, state);
   yield { name: 'manifest.json', body: once(manifestBytes) };
   yield { name: 'manifest.sig.json', body: once(signatureBytes) };
 }

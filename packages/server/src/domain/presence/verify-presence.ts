@@ -27,6 +27,8 @@ export async function verifyPresence(deps: Deps, tenantId: string, input: Verify
   if (challenge.status !== 'pending') return alreadyUsed(challenge.id);
   const now = deps.clock.now();
   const evaluation = await evaluateAssertion(deps, challenge, input.assertion, now);
+  // Before the transaction: a signer that cannot be sure of its key refuses (503) with the challenge untouched.
+  if (evaluation.verified) await deps.signer.ensureFresh();
   try {
     return await deps.store.transaction((tx) => settle(deps, tx, challenge, evaluation, now));
   } catch (error) {
