@@ -61,7 +61,7 @@ for (const setup of [
       PRESENCE_SIGNING_KEY_REFRESH_MS: String(REFRESH_MS),
       PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
     };
-    let servers: ServerProcess[] = [];
+    const servers: ServerProcess[] = [];
     let dropDatabase = async () => {};
     let apiKey = '';
 
