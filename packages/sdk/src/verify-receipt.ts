@@ -3,6 +3,8 @@ import type { ReceiptCheckName, ServiceKey } from '@presence/contract';
 import { deriveChallenge } from './challenge.js';
 import { importCoseKey, verifyCoseSignature } from './cose-key.js';
 import { canonicalJson, sha256 } from './encoding.js';
+import { parseAssertionAuthenticatorData } from './webauthn/authenticator-data.js';
+import { parseClientDataJSON, type ClientData } from './webauthn/client-data.js';
 
 export interface ReceiptCheck {
   ok: boolean;
@@ -107,12 +109,10 @@ function checkAssertion(r: Fields): ReceiptReport['checks'] {
   const b = (f: string) => Buffer.from(String(r[f]), 'base64url');
   const challenge = deriveChallenge(Buffer.from(String(r.actionHashHex), 'hex'), b('challengeNonceB64Url'));
   const clientDataBytes = b('clientDataJSONB64Url');
-  let clientData: Fields = {};
-  try {
-    clientData = JSON.parse(clientDataBytes.toString('utf8')) as Fields;
-  } catch {
-    checks.clientData = fail('clientDataJSON is not JSON');
-  }
+  // The same strict parser as the online verifier: no BOM, no member twice, UTF-8 JSON.
+  const parsed = parseClientDataJSON(clientDataBytes);
+  const clientData: Partial<ClientData> = typeof parsed === 'string' ? {} : parsed;
+  if (typeof parsed === 'string') checks.clientData = fail(parsed);
   checks.challengeBinding =
     challenge.toString('base64url') === r.challengeB64Url && clientData.challenge === r.challengeB64Url
       ? pass('challenge = SHA-256(label || 0x00 || actionHash || nonce), and clientDataJSON carries it')
@@ -122,7 +122,7 @@ function checkAssertion(r: Fields): ReceiptReport['checks'] {
   checks.clientData ??=
     clientData.type === 'webauthn.get' &&
     clientData.origin === r.origin &&
-    (clientData.crossOrigin === true) === (r.crossOrigin === true)
+    clientData.crossOrigin === (r.crossOrigin === true)
       ? pass(`webauthn.get from ${String(r.origin)}`)
       : fail('clientDataJSON type, origin or crossOrigin differ from the receipt');
   const authData = b('authenticatorDataB64Url');
@@ -136,14 +136,16 @@ function checkAssertion(r: Fields): ReceiptReport['checks'] {
 }
 
 function checkFlags(authData: Buffer, r: Fields): ReceiptCheck {
-  if (authData.length < 37) return fail('authenticatorData is shorter than 37 bytes');
-  const f = authData[32]!;
-  const actual = { UP: (f & 0x01) !== 0, UV: (f & 0x04) !== 0, BE: (f & 0x08) !== 0, BS: (f & 0x10) !== 0 };
+  // The same structural rules as the online verifier: no AT, ED followed by one CBOR map.
+  const parsed = parseAssertionAuthenticatorData(authData);
+  if (typeof parsed === 'string') return fail(parsed);
+  const { UP, UV, BE, BS } = parsed.flags;
+  const actual = { UP, UV, BE, BS };
   const claimed = (r.flags ?? {}) as Fields;
   const same = (Object.keys(actual) as (keyof typeof actual)[]).every((k) => claimed[k] === actual[k]);
   if (!actual.UP || !actual.UV) return fail('user presence and user verification must both be set');
   if (actual.BS && !actual.BE) return fail('BS is set without BE');
-  if (!same || authData.readUInt32BE(33) !== r.signCount)
+  if (!same || parsed.signCount !== r.signCount)
     return fail('flags or signCount differ from authenticatorData');
   return pass('UP and UV set; flags and signCount match authenticatorData');
 }

@@ -5,7 +5,13 @@ import { formatConformanceReport, runConformance, type ConformanceResult } from 
 
 // The shared vectors live beside the repository (/work/shared next to /work/main) and are read at test time.
 const VECTORS_URL = new URL('../../../../../../shared/conformance/webauthn-vectors.json', import.meta.url);
-const vectors = JSON.parse(readFileSync(VECTORS_URL, 'utf8')) as Array<Record<string, unknown>>;
+// Project-authored cases (issue 9 §3: strict client data), beside the vendored ones, run with them.
+const PROJECT_CASES_URL = new URL('../../../test/fixtures/webauthn/project-cases.json', import.meta.url);
+const projectCases = JSON.parse(readFileSync(PROJECT_CASES_URL, 'utf8')) as Array<Record<string, unknown>>;
+const vectors = [
+  ...(JSON.parse(readFileSync(VECTORS_URL, 'utf8')) as Array<Record<string, unknown>>),
+  ...projectCases,
+];
 const DAY_MS = 86_400_000;
 
 let cached: Promise<ConformanceResult> | undefined;
@@ -57,6 +63,17 @@ describe('runConformance on the shared WebAuthn vectors', () => {
       const result = await runConformance([vector]);
       vi.useRealTimers();
       expect(result.results[0], id).toMatchObject({ actual: 'valid', expected: 'valid' });
+    }
+  });
+
+  it('refuses every project-authored strict client data case and accepts its controls', async () => {
+    const result = await fullRun();
+    const project = result.results.filter((r) => projectCases.some((c) => c.id === r.id));
+    expect(project).toHaveLength(projectCases.length);
+    expect(project.filter((r) => r.expected === 'invalid').length).toBeGreaterThanOrEqual(6);
+    for (const r of project) {
+      expect(r.actual, r.id).toBe(r.expected);
+      if (r.expected === 'invalid') expect(r.detail, r.id).toMatch(/^ASSERTION_MALFORMED: /);
     }
   });
 
