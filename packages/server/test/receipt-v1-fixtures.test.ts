@@ -6,12 +6,17 @@
  * passing, `stored` included. The offline side is packages/sdk/test/receipt-v1-fixtures.test.ts.
  */
 import { readFileSync } from 'node:fs';
-import type { PackReceiptLine, PolicySnapshot, ServiceKey, SignedReceipt } from '@presence/contract';
+import type {
+  PackReceiptLine,
+  PolicyRules,
+  PolicySnapshot,
+  ServiceKey,
+  SignedReceipt,
+} from '@presence/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/domain/api-keys/create-api-key.js';
 import type { Deps } from '../src/domain/deps.js';
 import { canonicalJson } from '../src/domain/encoding.js';
-import type { PolicyRules } from '../src/domain/ports.js';
 import { DIALECTS, pgAvailable } from '../src/storage/testing.js';
 import { unzipPack } from './support/export-pack.js';
 import { startTestService, type TestService } from './support/test-service.js';
