@@ -50,7 +50,8 @@ describe('an export pack checked with standard tools and the offline verifier bi
   it.skipIf(missing.length > 0)('every command in VERIFY.txt passes on the real pack', async () => {
     const work = mkdtempSync(join(dir, 'audit-'));
     writeFileSync(join(work, 'pack.zip'), await readPack());
-    writeFileSync(join(work, 'key.pem'), keyPem);
+    // The auditor's saved keys.json, as served; VERIFY.txt derives key.pem from it.
+    writeFileSync(join(work, 'keys.json'), readFileSync(join(dir, 'keys.json')));
     const text = (await unzipPack(await readPack())).get('VERIFY.txt')!.toString();
     const commands = text
       .split('\n')
@@ -61,6 +62,7 @@ describe('an export pack checked with standard tools and the offline verifier bi
       const run = bash(command, work);
       expect(run.status, `${command}\n${run.stdout}${run.stderr}`).toBe(0);
     }
+    expect(readFileSync(join(work, 'key.pem'), 'utf8').trim()).toBe(keyPem.trim());
   });
 
   it.skipIf(missing.length > 0)(
