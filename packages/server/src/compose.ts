@@ -9,6 +9,7 @@ import { PublicKeyCache } from './domain/webauthn/public-key-cache.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/types.js';
 import { portal } from './portal/portal.js';
+import { problemPages } from './portal/problem-pages.js';
 import { ensureDevTenant } from './dev-tenant.js';
 import { migrateDatabase } from './storage/migrate-database.js';
 import { openStore } from './storage/open-store.js';
@@ -106,7 +107,7 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
     trustProxy: config.trustProxy,
     rateLimitPerMinute: config.rateLimitPerMinute,
     cursorKey: deriveKey(config.masterKey, 'cursor'),
-    plugins: [portal({ demoTenantId: devTenantId })],
+    plugins: [problemPages, portal({ demoTenantId: devTenantId })],
   });
   // Keeps keys.json and the signing schedule current; a copy older than 2× this is never signed with.
   const refresh = setInterval(() => void deps.signer.refresh().catch(() => undefined), deps.signer.refreshMs);

@@ -1,17 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KNOWN_DEVIATIONS } from './conformance-deviations.js';
 import { formatConformanceReport, runConformance, type ConformanceResult } from './run-conformance.js';
+import { loadProjectCases, loadWebAuthnVectors } from '../../../test/fixtures/webauthn/vectors.js';
 
-// The shared vectors live beside the repository (/work/shared next to /work/main) and are read at test time.
-const VECTORS_URL = new URL('../../../../../../shared/conformance/webauthn-vectors.json', import.meta.url);
-// Project-authored cases (issue 9 §3: strict client data), beside the vendored ones, run with them.
-const PROJECT_CASES_URL = new URL('../../../test/fixtures/webauthn/project-cases.json', import.meta.url);
-const projectCases = JSON.parse(readFileSync(PROJECT_CASES_URL, 'utf8')) as Array<Record<string, unknown>>;
-const vectors = [
-  ...(JSON.parse(readFileSync(VECTORS_URL, 'utf8')) as Array<Record<string, unknown>>),
-  ...projectCases,
-];
+// The vendored vectors (test/fixtures/webauthn, with their sources in its README), and beside them
+// the project-authored cases (issue 9 §3: strict client data), run together.
+const projectCases = loadProjectCases();
+const vectors = [...loadWebAuthnVectors(), ...projectCases];
 const DAY_MS = 86_400_000;
 
 let cached: Promise<ConformanceResult> | undefined;
