@@ -13,15 +13,15 @@ import type {
   ServiceKey,
   SignedReceipt,
 } from '@presence/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createApiKey } from '../src/domain/api-keys/create-api-key.js';
+import { OWNER_SCOPES } from '../src/domain/api-keys/check-grantable-scopes.js';
 import type { Deps } from '../src/domain/deps.js';
 import { canonicalJson } from '../src/domain/encoding.js';
-import { DIALECTS, pgAvailable } from '../src/storage/testing.js';
 import { unzipPack } from './support/export-pack.js';
-import { startTestService, type TestService } from './support/test-service.js';
+import { describeEachDialect } from './support/each-dialect.js';
+import { useTestService } from './support/test-service.js';
 
-const postgresReady = await pgAvailable();
 const FIXTURES = new URL('../../sdk/test/fixtures/receipt-v1/', import.meta.url);
 const signed = JSON.parse(readFileSync(new URL('signed-receipt.json', FIXTURES), 'utf8')) as SignedReceipt;
 const keys = (JSON.parse(readFileSync(new URL('keys.json', FIXTURES), 'utf8')) as { keys: ServiceKey[] })
@@ -96,67 +96,59 @@ async function importFixture(deps: Deps): Promise<string> {
     });
   });
   await deps.signer.refresh();
-  return (await createApiKey(deps, r.tenantId, { name: 'auditor', scopes: ['receipts:read'] })).secret;
+  return (await createApiKey(deps, r.tenantId, { name: 'auditor', scopes: ['receipts:read'] }, OWNER_SCOPES))
+    .secret;
 }
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect === 'postgres' && !postgresReady)(
-    `the committed v1 receipt online (${dialect})`,
-    () => {
-      let s: TestService;
-      let apiKey = '';
-      beforeAll(async () => {
-        s = await startTestService(dialect);
-        apiKey = await importFixture(s.composed.deps);
-      });
-      afterAll(async () => {
-        await s?.close();
-      });
+describeEachDialect('the committed v1 receipt online', (dialect) => {
+  const s = useTestService(dialect);
+  let apiKey = '';
+  beforeAll(async () => {
+    apiKey = await importFixture(s.composed.deps);
+  });
 
-      it('POST /v1/presence/receipts/verify accepts the receipt as served, every check passing', async () => {
-        const res = await s.request('POST', '/v1/presence/receipts/verify', signed, apiKey);
-        expect(res.status).toBe(200);
-        expect(res.json.valid, JSON.stringify(res.json.checks)).toBe(true);
-        expect(Object.keys(res.json.checks).sort()).toEqual(
-          [
-            'challengeBinding',
-            'clientData',
-            'flags',
-            'hash',
-            'rpIdHash',
-            'schema',
-            'serviceKeyValid',
-            'serviceSignature',
-            'stored',
-            'webauthnSignature',
-          ].sort(),
-        );
-      });
+  it('POST /v1/presence/receipts/verify accepts the receipt as served, every check passing', async () => {
+    const res = await s.request('POST', '/v1/presence/receipts/verify', signed, apiKey);
+    expect(res.status).toBe(200);
+    expect(res.json.valid, JSON.stringify(res.json.checks)).toBe(true);
+    expect(Object.keys(res.json.checks).sort()).toEqual(
+      [
+        'challengeBinding',
+        'clientData',
+        'flags',
+        'hash',
+        'rpIdHash',
+        'schema',
+        'serviceKeyValid',
+        'serviceSignature',
+        'stored',
+        'webauthnSignature',
+      ].sort(),
+    );
+  });
 
-      it('accepts it by id and hash, and serves back the same bytes', async () => {
-        const byId = await s.request(
-          'POST',
-          '/v1/presence/receipts/verify',
-          { receiptId: signed.receipt.receiptId, receiptHashHex: signed.receiptHashHex },
-          apiKey,
-        );
-        expect(byId.json.valid, JSON.stringify(byId.json.checks)).toBe(true);
-        const served = await s.request(
-          'GET',
-          `/v1/presence/receipts/${signed.receipt.receiptId}`,
-          undefined,
-          apiKey,
-        );
-        expect(canonicalJson(served.json.receipt)).toBe(canonicalJson(signed.receipt));
-        expect(served.json.signature).toEqual(signed.signature);
-      });
+  it('accepts it by id and hash, and serves back the same bytes', async () => {
+    const byId = await s.request(
+      'POST',
+      '/v1/presence/receipts/verify',
+      { receiptId: signed.receipt.receiptId, receiptHashHex: signed.receiptHashHex },
+      apiKey,
+    );
+    expect(byId.json.valid, JSON.stringify(byId.json.checks)).toBe(true);
+    const served = await s.request(
+      'GET',
+      `/v1/presence/receipts/${signed.receipt.receiptId}`,
+      undefined,
+      apiKey,
+    );
+    expect(canonicalJson(served.json.receipt)).toBe(canonicalJson(signed.receipt));
+    expect(served.json.signature).toEqual(signed.signature);
+  });
 
-      it('refuses the fixture with one byte of the signed receipt changed', async () => {
-        const altered = { ...signed, receipt: { ...signed.receipt, purpose: 'altered' } };
-        const res = await s.request('POST', '/v1/presence/receipts/verify', altered, apiKey);
-        expect(res.json.valid).toBe(false);
-        expect(res.json.checks.hash.ok).toBe(false);
-      });
-    },
-  );
-}
+  it('refuses the fixture with one byte of the signed receipt changed', async () => {
+    const altered = { ...signed, receipt: { ...signed.receipt, purpose: 'altered' } };
+    const res = await s.request('POST', '/v1/presence/receipts/verify', altered, apiKey);
+    expect(res.json.valid).toBe(false);
+    expect(res.json.checks.hash.ok).toBe(false);
+  });
+});

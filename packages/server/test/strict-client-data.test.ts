@@ -7,12 +7,11 @@
  */
 import { verifyReceipt } from '@presence/sdk/node';
 import type { CeremonyOverrides } from '@presence/sdk/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, pgAvailable } from '../src/storage/testing.js';
+import { expect, it } from 'vitest';
+import { describeEachDialect } from './support/each-dialect.js';
 import { seedReceipts } from './support/seed-receipts.js';
-import { ORIGIN, startTestService, type TestService } from './support/test-service.js';
+import { ORIGIN, useTestService } from './support/test-service.js';
 
-const postgresReady = await pgAvailable();
 const clientData = (challenge: string) =>
   `{"type":"webauthn.get","challenge":"${challenge}","origin":"${ORIGIN}","crossOrigin":false`;
 
@@ -36,53 +35,45 @@ const CASES: Array<[string, (challenge: string) => CeremonyOverrides, string[]]>
   ['the ED flag followed by non-CBOR', () => ({ extensionData: Buffer.of(0xff, 0x00) }), ['flags']],
 ];
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect === 'postgres' && !postgresReady)(`strict client data (${dialect})`, () => {
-    let s: TestService;
-    beforeAll(async () => {
-      s = await startTestService(dialect);
-    });
-    afterAll(async () => {
-      await s?.close();
-    });
+describeEachDialect('strict client data', (dialect) => {
+  const s = useTestService(dialect);
 
-    it.each(CASES)('the verify route denies %s as ASSERTION_MALFORMED', async (name, overrides) => {
-      const subject = `subject-${CASES.findIndex((c) => c[0] === name)}`;
-      const { authenticator } = await s.enroll(subject);
-      const challenge = await s.request('POST', '/v1/presence/challenge', {
-        actionHashHex: 'ab'.repeat(32),
-        subject,
-      });
-      const c = challenge.json.publicKey.challenge as string;
-      const assertion = authenticator.assert({ challenge: c, ...overrides(c) });
-      const verdict = await s.request('POST', '/v1/presence/verify', {
-        challengeId: challenge.json.challengeId,
-        assertion,
-      });
-      expect(verdict.status).toBe(200);
-      expect(verdict.json).toMatchObject({ decision: 'ASSERTION_MALFORMED' });
+  it.each(CASES)('the verify route denies %s as ASSERTION_MALFORMED', async (name, overrides) => {
+    const subject = `subject-${CASES.findIndex((c) => c[0] === name)}`;
+    const { authenticator } = await s.enroll(subject);
+    const challenge = await s.request('POST', '/v1/presence/challenge', {
+      actionHashHex: 'ab'.repeat(32),
+      subject,
     });
-
-    it('a receipt holding such bytes fails offline and online on the same check', async () => {
-      const { authenticator } = await s.enroll('auditor-case');
-      const seeded = await seedReceipts(s.composed.deps, s.tenantId, authenticator, CASES.length + 1, {
-        assertion: (i, challenge) => (i < CASES.length ? CASES[i]![1](challenge) : {}),
-      });
-      const keys = (await s.request('GET', '/.well-known/presence/keys.json')).json.keys;
-      for (const [i, record] of seeded.entries()) {
-        const signed = (await s.request('GET', `/v1/presence/receipts/${record.id}`)).json;
-        const offline = verifyReceipt(signed, { keys });
-        const online = (await s.request('POST', '/v1/presence/receipts/verify', signed)).json;
-        const failing = (checks: Record<string, { ok: boolean }>) =>
-          Object.keys(checks)
-            .filter((name) => !checks[name]!.ok)
-            .sort();
-        const expected = i < CASES.length ? CASES[i]![2] : [];
-        expect(failing(offline.checks), `receipt ${i}`).toEqual(expected);
-        expect(failing(online.checks), `receipt ${i}`).toEqual(expected);
-        expect(online.valid).toBe(expected.length === 0);
-        expect(online.checks.stored.ok).toBe(true);
-      }
+    const c = challenge.json.publicKey.challenge as string;
+    const assertion = authenticator.assert({ challenge: c, ...overrides(c) });
+    const verdict = await s.request('POST', '/v1/presence/verify', {
+      challengeId: challenge.json.challengeId,
+      assertion,
     });
+    expect(verdict.status).toBe(200);
+    expect(verdict.json).toMatchObject({ decision: 'ASSERTION_MALFORMED' });
   });
-}
+
+  it('a receipt holding such bytes fails offline and online on the same check', async () => {
+    const { authenticator } = await s.enroll('auditor-case');
+    const seeded = await seedReceipts(s.composed.deps, s.tenantId, authenticator, CASES.length + 1, {
+      assertion: (i, challenge) => (i < CASES.length ? CASES[i]![1](challenge) : {}),
+    });
+    const keys = (await s.request('GET', '/.well-known/presence/keys.json')).json.keys;
+    for (const [i, record] of seeded.entries()) {
+      const signed = (await s.request('GET', `/v1/presence/receipts/${record.id}`)).json;
+      const offline = verifyReceipt(signed, { keys });
+      const online = (await s.request('POST', '/v1/presence/receipts/verify', signed)).json;
+      const failing = (checks: Record<string, { ok: boolean }>) =>
+        Object.keys(checks)
+          .filter((name) => !checks[name]!.ok)
+          .sort();
+      const expected = i < CASES.length ? CASES[i]![2] : [];
+      expect(failing(offline.checks), `receipt ${i}`).toEqual(expected);
+      expect(failing(online.checks), `receipt ${i}`).toEqual(expected);
+      expect(online.valid).toBe(expected.length === 0);
+      expect(online.checks.stored.ok).toBe(true);
+    }
+  });
+});

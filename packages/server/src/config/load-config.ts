@@ -21,6 +21,18 @@ export const Env = Type.Object({
   PRESENCE_PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   PRESENCE_TRUST_PROXY: Type.Boolean({ default: false }),
   PRESENCE_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 6000 }),
+  PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: Type.Integer({ minimum: 0, default: 20_000 }),
+  PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: Type.Integer({ minimum: 0, default: 120 }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  PRESENCE_REDIS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_-]{1,64}$', default: 'presence' }),
+  PRESENCE_METRICS_TOKEN: Type.Optional(
+    Type.String({ minLength: 32, maxLength: 512, pattern: '^[\\x21-\\x7e]+$' }),
+  ),
+  PRESENCE_METRICS_LISTEN: Type.Optional(
+    Type.String({ pattern: '^(\\[[0-9a-fA-F:]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$' }),
+  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
+  OTEL_SERVICE_NAME: Type.String({ minLength: 1, default: 'presence' }),
   PRESENCE_BILLING_DEFAULT_PLAN_FILE: Type.Optional(Type.String()),
   PRESENCE_BILLING_CLOSE_GRACE_HOURS: Type.Integer({ minimum: 0, maximum: 24 * 28, default: 48 }),
   PRESENCE_ADMIN_TOKEN: Type.Optional(
@@ -52,7 +64,19 @@ export interface Config {
   bodyLimitBytes: number;
   pgPoolSize: number;
   trustProxy: boolean;
-  rateLimitPerMinute: number;
+  /** Requests per minute: per API key, per tenant (all its keys), per client address failing auth (401/403). 0 = off. */
+  rateLimits: { perKey: number; perTenant: number; failedAuthPerAddress: number };
+  /** Set → limits are shared by every instance through Redis; unset → held in process. */
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key this service writes. */
+  redisPrefix: string;
+  /** Set → GET /metrics on the public port, behind `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
+  /** Set → Prometheus metrics on their own listener (host and port), without a token. */
+  metricsListen: { host: string; port: number } | undefined;
+  /** Set → OpenTelemetry traces exported over OTLP/HTTP to this base URL. */
+  otlpEndpoint: string | undefined;
+  serviceName: string;
   /** Default plan, scheduled-close grace window, operator token hash. */
   billing: BillingSettings;
   /** CIDRs webhooks may reach although private or reserved (development and tests). */
@@ -95,7 +119,17 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     bodyLimitBytes: env.PRESENCE_BODY_LIMIT_BYTES,
     pgPoolSize: env.PRESENCE_PG_POOL_SIZE,
     trustProxy: env.PRESENCE_TRUST_PROXY,
-    rateLimitPerMinute: env.PRESENCE_RATE_LIMIT_PER_MINUTE,
+    rateLimits: {
+      perKey: env.PRESENCE_RATE_LIMIT_PER_MINUTE,
+      perTenant: env.PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE,
+      failedAuthPerAddress: env.PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
+    },
+    redisUrl: env.REDIS_URL,
+    redisPrefix: env.PRESENCE_REDIS_PREFIX,
+    metricsToken: env.PRESENCE_METRICS_TOKEN,
+    metricsListen: readListen(env.PRESENCE_METRICS_LISTEN),
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+    serviceName: env.OTEL_SERVICE_NAME,
     billing: loadBillingSettings(env, (message) => new ConfigError(message)),
     webhookAllowNets: readAllowNets(env.PRESENCE_WEBHOOK_ALLOW_NETS),
     webhookTimeoutMs: env.PRESENCE_WEBHOOK_TIMEOUT_MS,
@@ -103,6 +137,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     signingKeyRefreshMs: env.PRESENCE_SIGNING_KEY_REFRESH_MS,
     logLevel: env.LOG_LEVEL,
   };
+}
+
+/** `host:port` (IPv6 in brackets) → its parts. */
+function readListen(value: string | undefined): Config['metricsListen'] {
+  if (value === undefined) return undefined;
+  const colon = value.lastIndexOf(':');
+  const port = Number(value.slice(colon + 1));
+  if (port > 65535) throw new ConfigError(`PRESENCE_METRICS_LISTEN: port ${port} is out of range`);
+  return { host: value.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port };
 }
 
 /** Comma-separated CIDRs; a malformed one stops start-up rather than silently allowing nothing. */

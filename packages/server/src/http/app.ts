@@ -10,7 +10,10 @@ import { billingAdminRoutes } from './routes/billing-admin.js';
 import { registerAuth } from './plugins/auth.js';
 import { frameworkErrors, registerProblemHandlers } from './plugins/problem.js';
 import { registerIdempotency } from './plugins/idempotency.js';
-import { registerRateLimit } from './plugins/rate-limit.js';
+import { registerMetricsRoute, registerRequestMetrics } from './plugins/metrics.js';
+import { registerAddressLimit, registerKeyLimit, type HttpRateLimits } from './plugins/rate-limit.js';
+import type { Metrics } from '../observability/create-metrics.js';
+import { registerJsonBody } from './plugins/json-body.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { keyRoutes } from './routes/keys.js';
 import { policyRoutes } from './routes/policy.js';
@@ -18,15 +21,21 @@ import { presenceRoutes } from './routes/presence.js';
 import { publicRoutes } from './routes/public.js';
 import { receiptEvidenceRoutes } from './routes/receipt-evidence.js';
 import { receiptRoutes } from './routes/receipts.js';
+import { recordRouteTable } from './route-table.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import type { App } from './types.js';
+import { buildValidatorsByPart } from './validators.js';
 
 export interface HttpOptions {
   logger: FastifyBaseLogger | false;
   bodyLimitBytes: number;
   trustProxy: boolean;
-  rateLimitPerMinute: number;
+  /** Per key, per tenant, per address failing authentication; a missing limiter is off. */
+  rateLimits: HttpRateLimits;
+  metrics: Metrics;
+  /** Set → GET /metrics on this app, behind this bearer token. */
+  metricsToken?: string | undefined;
   /** Keys the pagination cursor MACs. */
   cursorKey: Buffer;
   /** Extra encapsulated plugins (the portal), registered after the API. */
@@ -47,6 +56,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     genReqId: () => `req_${randomBytes(12).toString('base64url')}`,
     requestIdHeader: false as const,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' as const, allErrors: true } },
+    schemaController: { compilersFactory: { buildValidator: buildValidatorsByPart } },
     routerOptions: { maxParamLength: 1500 },
     frameworkErrors,
   };
@@ -61,14 +71,16 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.decorate('routeTable', recordRouteTable(app));
   registerProblemHandlers(app);
+  registerJsonBody(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: API_INFO,
       components: {
         securitySchemes: {
-          apiKey: { type: 'http', scheme: 'bearer', description: 'API key: prs_…' },
+          apiKey: { type: 'http', scheme: 'bearer', description: 'API key: presence_… (older keys: prs_…)' },
           operatorToken: { type: 'http', scheme: 'bearer', description: 'PRESENCE_ADMIN_TOKEN (/admin/v1)' },
         },
       },
@@ -76,10 +88,17 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  registerRequestMetrics(app, options.metrics);
+  registerAddressLimit(app, options.rateLimits, options.metrics);
   registerAuth(app, deps);
-  registerRateLimit(app, options.rateLimitPerMinute, () => deps.clock.now());
+  registerKeyLimit(app, options.rateLimits, options.metrics);
   registerIdempotency(app, deps);
-  const routeDeps: RouteDeps = { deps, cursors: new CursorCodec(options.cursorKey) };
+  registerMetricsRoute(app, options.metrics, options.metricsToken);
+  const routeDeps: RouteDeps = {
+    deps,
+    cursors: new CursorCodec(options.cursorKey),
+    metrics: options.metrics,
+  };
   for (const routes of [
     publicRoutes,
     presenceRoutes,

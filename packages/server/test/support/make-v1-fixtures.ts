@@ -9,6 +9,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { createApiKey } from '../../src/domain/api-keys/create-api-key.js';
+import { OWNER_SCOPES } from '../../src/domain/api-keys/check-grantable-scopes.js';
 import { launchChromium, openWithAuthenticator, startService } from '../browser/browser-harness.js';
 
 const OUT = new URL('../../../sdk/test/fixtures/receipt-v1/', import.meta.url);
@@ -29,10 +30,15 @@ try {
   const demo = (await (await fetch(`${service.origin}/demo/api/receipts/${receiptId}`)).json()) as {
     receipt: { tenantId: string; issuedAt: string };
   };
-  const { secret } = await createApiKey(service.composed.deps, demo.receipt.tenantId, {
-    name: 'fixtures',
-    scopes: ['receipts:read', 'receipts:export'],
-  });
+  const { secret } = await createApiKey(
+    service.composed.deps,
+    demo.receipt.tenantId,
+    {
+      name: 'fixtures',
+      scopes: ['receipts:read', 'receipts:export'],
+    },
+    OWNER_SCOPES,
+  );
   const get = (path: string) =>
     fetch(`${service.origin}${path}`, { headers: { authorization: `Bearer ${secret}` } });
   const signed = Buffer.from(await (await get(`/v1/presence/receipts/${receiptId}`)).arrayBuffer());
