@@ -1,5 +1,5 @@
 /** What a receipt verifier returns, whatever the receipt's version: one verdict per check. */
-import type { ReceiptCheckName } from '@presence/contract';
+import type { ReceiptCheckName } from '#contract';
 
 export interface ReceiptCheck {
   ok: boolean;

@@ -1,4 +1,4 @@
-import { RECEIPT_V1, type ServiceKey } from '@presence/contract';
+import { RECEIPT_V1, type ServiceKey } from '#contract';
 import { fail, report, type ReceiptReport, type SignedReceiptInput } from './receipt-report.js';
 import { verifyReceiptV1 } from './receipt-v1/verify-receipt-v1.js';
 

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ServiceKey, SignedReceipt } from '@presence/contract';
+import type { ServiceKey, SignedReceipt } from '#contract';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/canonical-json.js';
 import { verifyPack } from '../src/pack/verify-pack.js';

@@ -11,18 +11,24 @@ import { ReceiptV1 } from './receipt-v1.js';
 export const Receipt = ReceiptV1;
 export type Receipt = ReceiptV1;
 
-export const ServiceSignature = Type.Object({
-  alg: Type.Literal('Ed25519'),
-  kid: Type.String(),
-  signatureB64Url: Base64Url,
-});
+export const ServiceSignature = Type.Object(
+  {
+    alg: Type.Literal('Ed25519'),
+    kid: Type.String(),
+    signatureB64Url: Base64Url,
+  },
+  { $id: 'ServiceSignature' },
+);
 export type ServiceSignature = Static<typeof ServiceSignature>;
 
-export const SignedReceipt = Type.Object({
-  receipt: Receipt,
-  receiptHashHex: HashHex,
-  signature: ServiceSignature,
-});
+export const SignedReceipt = Type.Object(
+  {
+    receipt: Receipt,
+    receiptHashHex: HashHex,
+    signature: ServiceSignature,
+  },
+  { $id: 'SignedReceipt' },
+);
 export type SignedReceipt = Static<typeof SignedReceipt>;
 
 export const ReceiptParams = Type.Object({ receiptId: prefixedId('rct') });
@@ -50,26 +56,35 @@ export const ReceiptCheckNames = [
 ] as const;
 export type ReceiptCheckName = (typeof ReceiptCheckNames)[number];
 
-export const ReceiptCheck = Type.Object({ ok: Type.Boolean(), detail: Type.String() });
-export const ReceiptVerification = Type.Object({
-  valid: Type.Boolean(),
-  receiptId: Type.Union([Type.String(), Type.Null()]),
-  receiptHashHex: Type.Union([Type.String(), Type.Null()]),
-  checks: Type.Record(Type.String(), ReceiptCheck),
-});
+export const ReceiptCheck = Type.Object(
+  { ok: Type.Boolean(), detail: Type.String() },
+  { $id: 'ReceiptCheck' },
+);
+export const ReceiptVerification = Type.Object(
+  {
+    valid: Type.Boolean(),
+    receiptId: Type.Union([Type.String(), Type.Null()]),
+    receiptHashHex: Type.Union([Type.String(), Type.Null()]),
+    checks: Type.Record(Type.String(), ReceiptCheck),
+  },
+  { $id: 'ReceiptVerification' },
+);
 export type ReceiptVerification = Static<typeof ReceiptVerification>;
 
-export const ServiceKey = Type.Object({
-  kid: Type.String(),
-  alg: Type.Literal('Ed25519'),
-  publicKeyB64Url: Base64Url,
-  publicKeyPem: Type.String(),
-  notBefore: IsoTime,
-  notAfter: Type.Union([IsoTime, Type.Null()]),
-  status: Type.Union([Type.Literal('active'), Type.Literal('next'), Type.Literal('retired')], {
-    description:
-      'active: signs now; next: published ahead of a scheduled switch (notBefore); retired: signs no more, evidence it signed within its validity stays valid',
-  }),
-});
+export const ServiceKey = Type.Object(
+  {
+    kid: Type.String(),
+    alg: Type.Literal('Ed25519'),
+    publicKeyB64Url: Base64Url,
+    publicKeyPem: Type.String(),
+    notBefore: IsoTime,
+    notAfter: Type.Union([IsoTime, Type.Null()]),
+    status: Type.Union([Type.Literal('active'), Type.Literal('next'), Type.Literal('retired')], {
+      description:
+        'active: signs now; next: published ahead of a scheduled switch (notBefore); retired: signs no more, evidence it signed within its validity stays valid',
+    }),
+  },
+  { $id: 'ServiceKey' },
+);
 export type ServiceKey = Static<typeof ServiceKey>;
-export const ServiceKeySet = Type.Object({ keys: Type.Array(ServiceKey) });
+export const ServiceKeySet = Type.Object({ keys: Type.Array(ServiceKey) }, { $id: 'ServiceKeySet' });

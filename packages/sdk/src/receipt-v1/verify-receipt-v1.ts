@@ -7,7 +7,7 @@
  * it was frozen; the parsers are shared with the online verifier.)
  */
 import { createPublicKey, timingSafeEqual, verify } from 'node:crypto';
-import { ReceiptV1, type ServiceKey } from '@presence/contract';
+import { ReceiptV1, type ServiceKey } from '#contract';
 import { Value } from '@sinclair/typebox/value';
 import { deriveChallenge } from '../challenge.js';
 import { importCoseKey, verifyCoseSignature } from '../cose-key.js';

@@ -38,7 +38,7 @@ export const Env = Type.Object({
   PRESENCE_ADMIN_TOKEN: Type.Optional(
     Type.String({ minLength: 32, maxLength: 512, pattern: '^[\\x21-\\x7e]+$' }),
   ),
-  PRESENCE_WEBHOOK_ALLOW_NETS: Type.String({ default: '' }),
+  PRESENCE_WEBHOOK_ALLOW_NETS: Type.Optional(Type.String()),
   PRESENCE_SIGNING_KEY_REFRESH_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 60_000 }),
   PRESENCE_WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
   PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 8 }),
@@ -105,6 +105,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const production = env.NODE_ENV === 'production';
   const dataDir = resolve(env.PRESENCE_DATA_DIR);
   const master = readMasterKey(env.PRESENCE_MASTER_KEY, production, dataDir);
+  const devTenant = env.PRESENCE_DEV_TENANT ?? !production;
   return {
     production,
     host: env.HOST,
@@ -114,7 +115,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     sqlitePath: join(dataDir, 'presence.sqlite'),
     masterKey: master.key,
     masterKeySource: master.source,
-    devTenant: env.PRESENCE_DEV_TENANT ?? !production,
+    devTenant,
     devOrigin: env.PRESENCE_DEV_ORIGIN,
     bodyLimitBytes: env.PRESENCE_BODY_LIMIT_BYTES,
     pgPoolSize: env.PRESENCE_PG_POOL_SIZE,
@@ -131,13 +132,22 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
     serviceName: env.OTEL_SERVICE_NAME,
     billing: loadBillingSettings(env, (message) => new ConfigError(message)),
-    webhookAllowNets: readAllowNets(env.PRESENCE_WEBHOOK_ALLOW_NETS),
+    webhookAllowNets: readAllowNets(
+      env.PRESENCE_WEBHOOK_ALLOW_NETS ?? (devTenant && !production ? DEV_ALLOW_NETS : ''),
+    ),
     webhookTimeoutMs: env.PRESENCE_WEBHOOK_TIMEOUT_MS,
     webhookEndpointConcurrency: env.PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY,
     signingKeyRefreshMs: env.PRESENCE_SIGNING_KEY_REFRESH_MS,
     logLevel: env.LOG_LEVEL,
   };
 }
+
+/**
+ * Unset PRESENCE_WEBHOOK_ALLOW_NETS with the development tenant on outside production: loopback
+ * receivers are reachable, so `npm start` can deliver to a receiver on the same machine. In
+ * production (or when the variable is set, even empty) only what it lists is allowed.
+ */
+export const DEV_ALLOW_NETS = '127.0.0.0/8,::1/128';
 
 /** `host:port` (IPv6 in brackets) → its parts. */
 function readListen(value: string | undefined): Config['metricsListen'] {

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../domain/deps.js';
 import { CursorCodec } from './cursor.js';
+import { swaggerOptions } from './openapi/swagger-options.js';
 import { billingRoutes } from './routes/billing.js';
 import { billingAdminRoutes } from './routes/billing-admin.js';
 import { registerAuth } from './plugins/auth.js';
@@ -42,13 +43,6 @@ export interface HttpOptions {
   plugins?: ((app: App, routeDeps: RouteDeps) => Promise<void>)[];
 }
 
-export const API_INFO = {
-  title: 'Presence API',
-  version: '1.0.0',
-  description:
-    'Proof that a verified human approved one exact action: action-bound WebAuthn challenges, single-use decisions and offline-verifiable signed receipts.',
-};
-
 export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   const base = {
     bodyLimit: options.bodyLimitBytes,
@@ -74,19 +68,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   app.decorate('routeTable', recordRouteTable(app));
   registerProblemHandlers(app);
   registerJsonBody(app);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: API_INFO,
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'http', scheme: 'bearer', description: 'API key: presence_… (older keys: prs_…)' },
-          operatorToken: { type: 'http', scheme: 'bearer', description: 'PRESENCE_ADMIN_TOKEN (/admin/v1)' },
-        },
-      },
-      security: [{ apiKey: [] }],
-    },
-  });
+  await app.register(swagger, swaggerOptions);
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   registerRequestMetrics(app, options.metrics);
   registerAddressLimit(app, options.rateLimits, options.metrics);
