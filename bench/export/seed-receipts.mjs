@@ -30,7 +30,9 @@ export async function seedReceipts({ sqlitePath, databaseUrl, masterKey, receipt
   const options = { sqlitePath, databaseUrl };
   await migrateDatabase(options);
   const store = await openStore(options);
-  const deps = await depsFromStore(store, masterKey);
+  // The store closes before the seeding loop, which can outlast the signer's freshness bound
+  // (2 × refresh, ADR 0007): a one-day refresh interval keeps the single seeding key usable.
+  const deps = await depsFromStore(store, masterKey, undefined, undefined, undefined, 86_400_000);
   const { tenant } = await createTenant(deps, { name: 'bench', rpId: RP_ID, origins: [ORIGIN] });
   const { secret: apiKey } = await createApiKey(deps, tenant.id, {
     name: 'export',

@@ -5,6 +5,7 @@ export * from './schemas/common.js';
 export * from './schemas/webauthn.js';
 export * from './schemas/presence.js';
 export * from './schemas/credentials.js';
+export * from './schemas/receipt-v1.js';
 export * from './schemas/receipts.js';
 export * from './schemas/receipt-log.js';
 export * from './schemas/evidence.js';

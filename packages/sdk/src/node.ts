@@ -8,6 +8,8 @@ export * from './index.js';
 export { computeActionHashSync } from './compute-action-hash-sync.js';
 export * from './challenge.js';
 export * from './cose-key.js';
+export * from './webauthn/client-data.js';
+export * from './webauthn/authenticator-data.js';
 export * from './verify-receipt.js';
 export * from './verify-webhook.js';
 export { sha256 } from './encoding.js';

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config/load-config.js';
 import type { Deps } from './domain/deps.js';
 import type { Clock, Random, Store } from './domain/ports.js';
-import { loadReceiptSigner } from './domain/receipts/receipt-signer.js';
+import { DEFAULT_SIGNING_KEY_REFRESH_MS, loadReceiptSigner } from './domain/receipts/receipt-signer.js';
 import { loadLogSigner } from './domain/receipt-log/log-signer.js';
 import { createSecretBox } from './domain/secrets.js';
 import { PublicKeyCache } from './domain/webauthn/public-key-cache.js';
@@ -73,6 +73,7 @@ export async function composeDeps(
     config.billing,
     config.previousMasterKey,
     config.logOrigin,
+    config.signingKeyRefreshMs,
   );
 }
 
@@ -91,13 +92,14 @@ export async function depsFromStore(
   billing: BillingSettings = DEFAULT_BILLING_SETTINGS,
   previousMasterKey?: Buffer,
   logOrigin = 'localhost',
+  signingKeyRefreshMs: number = DEFAULT_SIGNING_KEY_REFRESH_MS,
 ): Promise<Deps> {
   const secrets = createSecretBox(
     deriveKey(masterKey, 'secrets-at-rest'),
     cryptoRandom,
     previousMasterKey && deriveKey(previousMasterKey, 'secrets-at-rest'),
   );
-  const signer = await loadReceiptSigner({ store, clock, secrets });
+  const signer = await loadReceiptSigner({ store, clock, secrets }, signingKeyRefreshMs);
   // Creates the receipt-log key on first start, so keys.json lists it before any checkpoint.
   await loadLogSigner({ store, clock, secrets });
   const timeoutMs = webhook.timeoutMs ?? 10_000;
@@ -150,7 +152,11 @@ export async function composeWith(
     isDraining: () => draining,
     plugins: [problemPages, portal({ demoTenantId: devTenantId })],
   });
-  const refresh = setInterval(() => void refreshSigner(deps, logger).catch(() => undefined), 60_000);
+  // Keeps keys.json and the signing schedule current; a copy older than 2× this is never signed with.
+  const refresh = setInterval(
+    () => void refreshSigner(deps, logger).catch(() => undefined),
+    deps.signer.refreshMs,
+  );
   refresh.unref();
   const webhookJob = createWebhookJob(deps, {
     logger,

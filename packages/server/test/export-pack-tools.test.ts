@@ -48,6 +48,7 @@ describe('an export pack checked with standard tools and the offline verifier bi
   it.skipIf(missing.length > 0)('every command in VERIFY.txt passes on the real pack', async () => {
     const work = mkdtempSync(join(dir, 'audit-'));
     writeFileSync(join(work, 'pack.zip'), await readPack());
+    // The auditor's saved keys.json, as served; VERIFY.txt derives key.pem from it.
     writeFileSync(join(work, 'keys.json'), readFileSync(join(dir, 'keys.json')));
     const text = (await unzipPack(await readPack())).get('VERIFY.txt')!.toString();
     const commands = text
@@ -60,7 +61,7 @@ describe('an export pack checked with standard tools and the offline verifier bi
       expect(run.status, `${command}\n${run.stdout}${run.stderr}`).toBe(0);
     }
     // The PEMs the commands extracted from keys.json are the published ones.
-    expect(readFileSync(join(work, 'key.pem'), 'utf8')).toBe(keyPem);
+    expect(readFileSync(join(work, 'key.pem'), 'utf8').trim()).toBe(keyPem.trim());
     const logKey = JSON.parse(readFileSync(join(dir, 'keys.json'), 'utf8')).keys.find(
       (k: any) => k.use === 'log',
     );

@@ -7,7 +7,11 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyPack, verifyReceipt } from '@presence/sdk/node';
 import { beforeAll, expect, it } from 'vitest';
-import { rotateSigningKey } from '../src/domain/receipts/receipt-signer.js';
+import {
+  DEFAULT_ROTATION_LEAD_MS,
+  DEFAULT_ROTATION_OVERLAP_MS,
+  rotateSigningKey,
+} from '../src/domain/receipts/rotate-signing-key.js';
 import { describeEachDialect } from './support/each-dialect.js';
 import { fetchPack, publishedKeys, settledExport, unzipPack } from './support/export-pack.js';
 import { seedReceipts } from './support/seed-receipts.js';
@@ -140,7 +144,15 @@ describeEachDialect('export pack', (dialect) => {
     const oldKey = (await publishedKeys(s))[0];
     // The seeded receipts are dated up to an hour ahead: rotate after all of them were issued.
     s.clock.advance(7200);
-    await rotateSigningKey(s.composed.deps);
+    const rotation = await rotateSigningKey(s.composed.deps, s.composed.deps.signer.refreshMs);
+    await s.composed.deps.signer.refresh();
+    // Published ahead of the switch, while the old key still signs.
+    const scheduled = await publishedKeys(s);
+    expect(scheduled.map((k: any) => [k.kid, k.status])).toEqual([
+      [oldKey.kid, 'active'],
+      [rotation.kid, 'next'],
+    ]);
+    s.clock.advance((DEFAULT_ROTATION_LEAD_MS + DEFAULT_ROTATION_OVERLAP_MS) / 1000);
     await s.composed.deps.signer.refresh();
     const keys = await publishedKeys(s);
     const logPem = keys.find((k: any) => k.use === 'log').publicKeyPem;

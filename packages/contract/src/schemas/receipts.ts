@@ -1,51 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Base64Url, HashHex, IsoTime, prefixedId } from './common.js';
 import { ReceiptLogEntry } from './receipt-log.js';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+import { ReceiptV1 } from './receipt-v1.js';
 
 /**
- * The receipt: everything needed to re-verify one presence decision offline. Its hash is
- * SHA-256 over the RFC 8785 canonical bytes of this object; the service signs those same bytes.
- * Every field is always present (null when absent) so the canonical form is unambiguous.
+ * A receipt of any version this build issues or verifies: today only the frozen v1 (ADR 0008).
+ * Response schemas embed this, never a version's fields directly, so the envelopes around a
+ * receipt can grow while every stored receipt keeps its exact bytes. A v2 makes this
+ * `Type.Union([ReceiptV1, ReceiptV2], { $id: 'Receipt' })` and gives ReceiptV1 its own $id.
  */
-export const Receipt = Type.Object(
-  {
-    version: Type.Literal('presence.receipt.v1'),
-    receiptId: prefixedId('rct'),
-    tenantId: prefixedId('ten'),
-    challengeId: prefixedId('chl'),
-    decision: Type.Literal('PRESENCE_VERIFIED'),
-    actionHashHex: HashHex,
-    purpose: Nullable(Type.String()),
-    challengeNonceB64Url: Base64Url,
-    challengeB64Url: Base64Url,
-    challengeCreatedAt: IsoTime,
-    challengeExpiresAt: IsoTime,
-    verifiedAt: IsoTime,
-    issuedAt: IsoTime,
-    rpId: Type.String(),
-    origin: Type.String(),
-    topOrigin: Nullable(Type.String()),
-    crossOrigin: Type.Boolean(),
-    flags: Type.Object({ UP: Type.Boolean(), UV: Type.Boolean(), BE: Type.Boolean(), BS: Type.Boolean() }),
-    signCount: Type.Integer({ minimum: 0 }),
-    credentialId: Base64Url,
-    credentialRef: prefixedId('cred'),
-    credentialPublicKeyB64Url: Base64Url,
-    credentialAlg: Type.Integer(),
-    subject: Type.String(),
-    authenticatorDataB64Url: Base64Url,
-    clientDataJSONB64Url: Base64Url,
-    signatureB64Url: Base64Url,
-    userHandleB64Url: Nullable(Base64Url),
-    policyId: prefixedId('pol'),
-    policyVersion: Type.Integer({ minimum: 1 }),
-    policyHashHex: HashHex,
-  },
-  { $id: 'Receipt', additionalProperties: false },
-);
-export type Receipt = Static<typeof Receipt>;
+export const Receipt = ReceiptV1;
+export type Receipt = ReceiptV1;
 
 export const ServiceSignature = Type.Object(
   {
@@ -116,7 +81,10 @@ export const ServiceKey = Type.Object(
     publicKeyPem: Type.String(),
     notBefore: IsoTime,
     notAfter: Type.Union([IsoTime, Type.Null()]),
-    status: Type.Union([Type.Literal('active'), Type.Literal('retired')]),
+    status: Type.Union([Type.Literal('active'), Type.Literal('next'), Type.Literal('retired')], {
+      description:
+        'active: signs now; next: published ahead of a scheduled switch (notBefore); retired: signs no more, evidence it signed within its validity stays valid',
+    }),
     use: Type.Optional(
       Type.Union([Type.Literal('receipts'), Type.Literal('log')], {
         description:

@@ -15,6 +15,10 @@ export interface CeremonyOverrides {
   crossOrigin?: boolean;
   topOrigin?: string;
   userHandle?: string | null;
+  /** Exact clientDataJSON bytes to sign instead of the ones built from the fields above. */
+  clientDataJSON?: Uint8Array;
+  /** Assertions: bytes appended after signCount as extension outputs (the ED flag is set unless `flags` is given). */
+  extensionData?: Uint8Array;
 }
 
 const b64u = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
@@ -95,15 +99,19 @@ export class SoftwareAuthenticator {
 
   /** AuthenticationResponseJSON for request options (only `challenge` is read). */
   authenticate(options: { challenge: string }, overrides: CeremonyOverrides = {}) {
-    const clientDataJSON = this.#clientData('webauthn.get', options.challenge, overrides);
+    const clientDataJSON = overrides.clientDataJSON
+      ? Buffer.from(overrides.clientDataJSON)
+      : this.#clientData('webauthn.get', options.challenge, overrides);
     this.signCount = overrides.signCount ?? this.signCount + 1;
     const counter = Buffer.alloc(4);
     counter.writeUInt32BE(this.signCount);
-    const { UP, UV } = AUTHENTICATOR_FLAGS;
+    const { UP, UV, ED } = AUTHENTICATOR_FLAGS;
+    const extensions = overrides.extensionData ? Buffer.from(overrides.extensionData) : Buffer.alloc(0);
     const authData = Buffer.concat([
       sha256(overrides.rpId ?? this.rpId),
-      Buffer.from([overrides.flags ?? UP | UV]),
+      Buffer.from([overrides.flags ?? UP | UV | (extensions.length > 0 ? ED : 0)]),
       counter,
+      extensions,
     ]);
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), this.#privateKey);
     const response: {

@@ -8,7 +8,11 @@ import type { Deps } from '../domain/deps.js';
 import { OWNER_SCOPES } from '../domain/api-keys/check-grantable-scopes.js';
 import { createApiKey } from '../domain/api-keys/create-api-key.js';
 import { listApiKeys, revokeApiKey, rotateApiKey } from '../domain/api-keys/manage-api-keys.js';
-import { rotateSigningKey } from '../domain/receipts/receipt-signer.js';
+import {
+  DEFAULT_ROTATION_LEAD_MS,
+  DEFAULT_ROTATION_OVERLAP_MS,
+  rotateSigningKey,
+} from '../domain/receipts/rotate-signing-key.js';
 import { createTenant } from '../domain/tenants/create-tenant.js';
 import { serve } from '../main.js';
 import type { Command } from './commands.js';
@@ -137,11 +141,46 @@ export const adminCommands: Record<string, Command> = {
     },
   },
   'signing-keys rotate': {
-    summary: 'retire the active receipt signing key and create a new one',
-    run: async () => {
-      const kid = await withDeps((deps) => rotateSigningKey(deps));
-      process.stdout.write(`new signing key ${kid}; old keys stay published\n`);
+    summary: `[--lead-seconds N] [--overlap-seconds N] [--json]: publish a new receipt signing key now, switch signing to it after the lead (default ${DEFAULT_ROTATION_LEAD_MS / 1000}), end the old key's validity after the overlap (default ${DEFAULT_ROTATION_OVERLAP_MS / 1000}); each at least 2 × PRESENCE_SIGNING_KEY_REFRESH_MS + 1 s`,
+    run: async (args) => {
+      const { values } = parseArgs({
+        args,
+        options: {
+          'lead-seconds': { type: 'string' },
+          'overlap-seconds': { type: 'string' },
+          json: { type: 'boolean' },
+        },
+      });
+      const leadMs = seconds(values['lead-seconds'], DEFAULT_ROTATION_LEAD_MS, '--lead-seconds');
+      const overlapMs = seconds(values['overlap-seconds'], DEFAULT_ROTATION_OVERLAP_MS, '--overlap-seconds');
+      const rotation = await withDeps((deps) =>
+        rotateSigningKey(deps, deps.signer.refreshMs, { leadMs, overlapMs }),
+      );
+      if (values.json) print(rotation, true);
+      else {
+        const ending = rotation.ending.map((k) => `${k.kid} valid until ${k.notAfter}`).join(', ');
+        process.stdout.write(
+          `published signing key ${rotation.kid}; it signs from ${rotation.switchAt}; ${ending || 'no key ends'}. Old keys stay published.\n`,
+        );
+      }
+      return 0;
+    },
+  },
+  'signing-keys list': {
+    summary: '[--json]: the receipt signing keys as keys.json publishes them (active, next, retired)',
+    run: async (args) => {
+      const { values } = parseArgs({ args, options: { json: { type: 'boolean' } } });
+      print(await withDeps(async (deps) => deps.signer.publishedKeys()), values.json);
       return 0;
     },
   },
 };
+
+/** A whole number of seconds from a flag, as milliseconds. */
+function seconds(value: string | undefined, fallbackMs: number, flag: string): number {
+  if (value === undefined) return fallbackMs;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n))
+    throw new Error(`${flag} must be a whole number of seconds`);
+  return n * 1000;
+}

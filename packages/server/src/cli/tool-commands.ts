@@ -30,10 +30,11 @@ async function generateOpenApi(): Promise<string> {
 
 export const toolCommands: Record<string, Command> = {
   conformance: {
-    summary: '<vectors.json>: run the WebAuthn verifier over conformance vectors',
-    run: async ([file]) => {
-      if (!file) throw new Error('conformance needs a vectors file');
-      const vectors = JSON.parse(readFileSync(file, 'utf8')) as unknown[];
+    summary:
+      '<vectors.json> [more.json…]: run the WebAuthn verifier over conformance vectors (files concatenated)',
+    run: async (files) => {
+      if (files.length === 0) throw new Error('conformance needs a vectors file');
+      const vectors = files.flatMap((file) => JSON.parse(readFileSync(file, 'utf8')) as unknown[]);
       const result = await runConformance(vectors);
       process.stdout.write(formatConformanceReport(result));
       return result.failed === 0 ? 0 : 1;

@@ -40,6 +40,7 @@ export const Env = Type.Object({
     Type.String({ minLength: 32, maxLength: 512, pattern: '^[\\x21-\\x7e]+$' }),
   ),
   PRESENCE_WEBHOOK_ALLOW_NETS: Type.Optional(Type.String()),
+  PRESENCE_SIGNING_KEY_REFRESH_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 60_000 }),
   PRESENCE_WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
   PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 8 }),
   PRESENCE_MASTER_KEY_PREVIOUS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' })),
@@ -109,6 +110,8 @@ export interface Config {
   logOrigin: string;
   /** How often new receipts are integrated into the logs and checkpoints signed. */
   logCheckpointIntervalMs: number;
+  /** How often each process re-reads the signing-key table (ADR 0007); the same for every process. */
+  signingKeyRefreshMs: number;
   logLevel: Static<typeof Env>['LOG_LEVEL'];
 }
 
@@ -171,6 +174,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     logOrigin: env.PRESENCE_LOG_ORIGIN ?? env.HOST,
     logCheckpointIntervalMs: env.PRESENCE_LOG_CHECKPOINT_INTERVAL_MS,
+    signingKeyRefreshMs: env.PRESENCE_SIGNING_KEY_REFRESH_MS,
     logLevel: env.LOG_LEVEL,
   };
 }

@@ -13,6 +13,7 @@ import type { CredentialRecord } from '../../src/domain/credentials/ports.js';
 import type { PolicyRecord } from '../../src/domain/policy/ports.js';
 import type { ReceiptRecord } from '../../src/domain/receipts/ports.js';
 import { buildReceipt, sealReceipt } from '../../src/domain/receipts/build-receipt.js';
+import type { CeremonyOverrides } from '@presence/sdk/testing';
 import type { SoftAuthenticator } from './soft-authenticator.js';
 
 export interface SeedOptions {
@@ -21,6 +22,8 @@ export interface SeedOptions {
   actionHashHex?: (i: number) => string;
   /** Receipts per transaction. */
   batch?: number;
+  /** What the authenticator does differently for receipt i, given the challenge (bypasses the verifier). */
+  assertion?: (i: number, challengeB64Url: string) => CeremonyOverrides;
 }
 
 export async function seedReceipts(
@@ -36,11 +39,13 @@ export async function seedReceipts(
   const made: ReceiptRecord[] = [];
   const batch = options.batch ?? 200;
   for (let start = 0; start < count; start += batch) {
+    await deps.signer.ensureFresh();
     const pairs: { challenge: ChallengeRecord; receipt: ReceiptRecord }[] = [];
     for (let i = start; i < Math.min(count, start + batch); i++) {
       const at = options.issuedAt?.(i) ?? deps.clock.now();
       const action = options.actionHashHex?.(i) ?? randomBytes(32).toString('hex');
-      pairs.push(oneReceipt(deps, authenticator, credential, policy, at, action));
+      const overrides = (challenge: string) => options.assertion?.(i, challenge) ?? {};
+      pairs.push(oneReceipt(deps, authenticator, credential, policy, at, action, overrides));
     }
     await deps.store.transaction(async (tx) => {
       for (const { challenge, receipt } of pairs) {
@@ -60,6 +65,7 @@ function oneReceipt(
   policy: PolicyRecord,
   at: number,
   actionHashHex: string,
+  overrides: (challengeB64Url: string) => CeremonyOverrides,
 ): { challenge: ChallengeRecord; receipt: ReceiptRecord } {
   const nonce = randomBytes(32);
   const challengeBytes = deriveChallenge(Buffer.from(actionHashHex, 'hex'), nonce);
@@ -84,7 +90,11 @@ function oneReceipt(
     credentialRef: credential.id,
   };
   const signCount = authenticator.signCount + 1;
-  const json = authenticator.assert({ challenge: challenge.challengeB64Url, signCount });
+  const json = authenticator.assert({
+    challenge: challenge.challengeB64Url,
+    signCount,
+    ...overrides(challenge.challengeB64Url),
+  });
   const response = json.response as Record<string, string>;
   const b = (field: string) => Buffer.from(response[field]!, 'base64url');
   const assertion = {

@@ -12,25 +12,25 @@ export interface SignedManifest {
 
 /**
  * Builds the manifest from what the data files turned out to be, and signs its exact bytes with
- * the active service key. The manifest names its signing key, so when a rotation lands between
- * choosing the key and signing, it is rebuilt for the key that actually signed.
+ * the key scheduled for the pack's `generatedAt` (what verifiers check its validity against). An
+ * export that began before a rotation's switch is signed by the old key, which the rotation keeps
+ * valid for its overlap (ADR 0007); the signer refuses rather than sign after that key ended.
  */
-export function signManifest(deps: Pick<Deps, 'signer'>, state: PackState): SignedManifest {
+export async function signManifest(deps: Pick<Deps, 'signer'>, state: PackState): Promise<SignedManifest> {
   if (state.files.length !== PACK_DATA_FILES.length + (state.log ? PACK_LOG_FILES.length : 0)) {
     throw new Error('a pack file was not written to the end before the manifest was requested');
   }
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const key = deps.signer.publishedKeys().find((k) => k.status === 'active');
-    if (!key) break;
-    const manifestBytes = Buffer.from(canonicalJson(buildManifest(state, key)), 'utf8');
-    const signed = deps.signer.sign(manifestBytes);
-    if (signed.kid !== key.kid) continue;
-    const signature: ServiceSignature = { alg: 'Ed25519', ...signed };
-    state.manifestSha256 = sha256Hex(manifestBytes);
-    state.kid = signed.kid;
-    return { manifestBytes, signatureBytes: Buffer.from(canonicalJson(signature), 'utf8') };
-  }
-  throw new Error('the active signing key kept changing while the manifest was signed');
+  await deps.signer.ensureFresh();
+  const key = deps.signer.keyAt(state.generatedAt);
+  const manifestBytes = Buffer.from(canonicalJson(buildManifest(state, key)), 'utf8');
+  const signature: ServiceSignature = {
+    alg: 'Ed25519',
+    kid: key.kid,
+    signatureB64Url: key.sign(manifestBytes),
+  };
+  state.manifestSha256 = sha256Hex(manifestBytes);
+  state.kid = key.kid;
+  return { manifestBytes, signatureBytes: Buffer.from(canonicalJson(signature), 'utf8') };
 }
 
 function buildManifest(state: PackState, key: { kid: string; publicKeyB64Url: string }): ExportManifest {

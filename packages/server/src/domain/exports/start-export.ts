@@ -62,6 +62,9 @@ export async function startExport(
     createdAt: deps.clock.now(),
     finishedAt: null,
   };
+  // Refuse (503) before any byte is sent when no key can sign a pack dated now.
+  await deps.signer.ensureFresh();
+  deps.signer.keyAt(record.createdAt);
   const log = await choosePackLog(deps, tenantId, record.snapshotSeq, input.query.logSince);
   await deps.store.exports.insert(record);
   const state = newPackState(record, filter, start, record.createdAt);
@@ -108,7 +111,7 @@ async function* packEntries(
     yield file('log/consistency.json', [Buffer.from(canonicalJson(log.consistency), 'utf8')]);
   }
   signal.throwIfAborted();
-  const { manifestBytes, signatureBytes } = signManifest(deps, state);
+  const { manifestBytes, signatureBytes } = await signManifest(deps, state);
   yield { name: 'manifest.json', body: once(manifestBytes) };
   yield { name: 'manifest.sig.json', body: once(signatureBytes) };
 }

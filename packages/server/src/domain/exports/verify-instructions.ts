@@ -25,13 +25,16 @@ commands; stop at the first one that fails.
   $ unzip -q -o pack.zip
   $ unzip -Z1 pack.zip | LC_ALL=C sort | tr '\\n' ' ' | grep -qx 'VERIFY.txt log/checkpoint.txt log/consistency.json log/inclusion.ndjson manifest.json manifest.sig.json policy.snapshot.json receipts.ndjson trust.snapshot.json '
 
-2. Obtain the service public keys from a source you trust, never from this pack: your pinned
-   copies, or https://<service>/.well-known/presence/keys.json saved as keys.json. Old keys stay
-   published after a rotation, so old packs keep verifying. These commands turn the entry whose
+2. Obtain the service public keys from a source you trust, never from this pack: save
+   https://<service>/.well-known/presence/keys.json (as served, one line) as keys.json, or use
+   your pinned copies. Old keys stay published after a rotation, so old packs keep verifying.
+   These commands take the key whose "kid" signed manifest.sig.json out of keys.json as key.pem
+   (with a pinned copy, save that PEM as key.pem instead), and the receipt-log key ("use":"log")
+   as logkey.pem (an Ed25519 SubjectPublicKeyInfo is a fixed 12-byte prefix and the raw 32-byte key):
+  $ sed -n 's/.*"kid":"\\([^"]*\\)".*/\\1/p' manifest.sig.json > kid.txt
+  $ grep -o "{[^{}]*\\"kid\\":\\"$(cat kid.txt)\\"[^{}]*}" keys.json | sed -n 's/.*"publicKeyPem":"\\([^"]*\\)".*/\\1/p' | sed 's/\\\\n/\\n/g' > key.pem
+  $ openssl pkey -pubin -in key.pem -noout
    "kid" signed the manifest into key.pem, and the receipt-log key ("use":"log") into logkey.pem
-   (an Ed25519 SubjectPublicKeyInfo is a fixed 12-byte prefix and the raw 32-byte key).
-  $ kid=$(sed -n 's/.*"kid":"\\([^"]*\\)".*/\\1/p' manifest.sig.json) && grep -o '{"kid":"'"$kid"'"[^}]*}' keys.json | sed -n 's/.*"publicKeyB64Url":"\\([A-Za-z0-9_-]*\\)".*/\\1=/p' | tr '_-' '/+' | base64 -d | cat <(printf '\\x30\\x2a\\x30\\x05\\x06\\x03\\x2b\\x65\\x70\\x03\\x21\\x00') - | openssl pkey -pubin -inform DER -out key.pem
-  $ grep -o '{[^}]*"use":"log"[^}]*}' keys.json | head -1 | sed -n 's/.*"publicKeyB64Url":"\\([A-Za-z0-9_-]*\\)".*/\\1=/p' | tr '_-' '/+' | base64 -d | cat <(printf '\\x30\\x2a\\x30\\x05\\x06\\x03\\x2b\\x65\\x70\\x03\\x21\\x00') - | openssl pkey -pubin -inform DER -out logkey.pem
 
 3. Check the manifest signature (OpenSSL 3). The signature is base64url without padding.
   $ sed -n 's/.*"signatureB64Url":"\\([A-Za-z0-9_-]*\\)".*/\\1==/p' manifest.sig.json | tr '_-' '/+' | base64 -d > manifest.sig
@@ -42,7 +45,7 @@ commands; stop at the first one that fails.
   $ test "$(wc -l < SHA256SUMS)" -eq 7 && sha256sum -c SHA256SUMS
   $ grep -o '"bytes":[0-9]*,"name":"[^"]*"' manifest.json | sed 's/"bytes":\\([0-9]*\\),"name":"\\([^"]*\\)"/\\1 \\2/' | while read -r size name; do test "$(wc -c < "$name")" -eq "$size" || exit 1; done
 
-5. Check one receipt: its hash and the service signature over it (here line 1; loop for all).
+5. Check one receipt: its hash and the service signature over it (here line 1; all below).
    The "receipt" member of each line is stored in RFC 8785 canonical form, so its bytes are
    exactly what was hashed and signed.
   $ sed -n '1s/.*,"receipt":\\({.*}\\),"receiptHashHex".*/\\1/p' receipts.ndjson | tr -d '\\n' > receipt.json
@@ -50,8 +53,9 @@ commands; stop at the first one that fails.
   $ sed -n '1s/.*"signatureB64Url":"\\([A-Za-z0-9_-]*\\)"}}$/\\1==/p' receipts.ndjson | tr '_-' '/+' | base64 -d > receipt.sig
   $ openssl pkeyutl -verify -pubin -inkey key.pem -rawin -in receipt.json -sigfile receipt.sig
 
-   A receipt signed before a key rotation names the older key ("kid" in its signature); use
-   that key's PEM for it.
+   Every line, each with the key its own signature names (a receipt signed before a key rotation
+   names the older key), taken from keys.json; the loop stops at the first failure:
+  $ while IFS= read -r line; do printf '%s' "$line" | sed 's/.*,"receipt":\\({.*}\\),"receiptHashHex".*/\\1/' > r.json; test "$(sha256sum < r.json | cut -d' ' -f1)" = "$(printf '%s' "$line" | sed 's/.*"receiptHashHex":"\\([0-9a-f]*\\)".*/\\1/')" || exit 1; kid=$(printf '%s' "$line" | sed 's/.*"kid":"\\([^"]*\\)","signatureB64Url":"[A-Za-z0-9_-]*"}}$/\\1/'); grep -o "{[^{}]*\\"kid\\":\\"$kid\\"[^{}]*}" keys.json | sed -n 's/.*"publicKeyPem":"\\([^"]*\\)".*/\\1/p' | sed 's/\\\\n/\\n/g' > r.pem; printf '%s' "$line" | sed 's/.*"signatureB64Url":"\\([A-Za-z0-9_-]*\\)"}}$/\\1==/' | tr '_-' '/+' | base64 -d > r.sig; openssl pkeyutl -verify -pubin -inkey r.pem -rawin -in r.json -sigfile r.sig > /dev/null || exit 1; done < receipts.ndjson
 
 6. Check the log checkpoint's signature: the text up to the blank line, signed by the log key
    under the checkpoint's first line (its origin) as key name; the line's base64 value is a

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.js';
 import { idempotencySealContext } from '../idempotency/read-idempotent-outcome.js';
-import { signingKeySealContext } from '../receipts/receipt-signer.js';
+import { sealContext as signingKeySealContext } from '../receipts/signing-key-schedule.js';
 import { webhookSecretSealContext } from '../webhooks/webhook-secret.js';
 import type { SealedKind } from './ports.js';
 

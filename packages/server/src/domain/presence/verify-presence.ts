@@ -49,6 +49,8 @@ export async function verifyPresence(
     policy: () => policyVersion(deps, tenantId, challenge.policyId),
     credential: async (credentialId) => (credentialId === presented ? read.credential : undefined),
   });
+  // Before the transaction: a signer that cannot be sure of its key refuses (503) with the challenge untouched.
+  if (evaluation.verified) await deps.signer.ensureFresh();
   try {
     return await deps.store.transaction((tx) => settle(deps, tx, challenge, evaluation, now));
   } catch (error) {

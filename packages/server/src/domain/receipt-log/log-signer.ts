@@ -3,7 +3,7 @@ import type { ServiceKey } from '@presence/contract';
 import { signNoteLine } from '@presence/sdk/node';
 import type { Deps } from '../deps.js';
 import { toIso } from '../encoding.js';
-import { signingKeyId } from '../receipts/receipt-signer.js';
+import { signingKeyId } from '../receipts/signing-key-schedule.js';
 import type { LogKeyRecord } from './ports.js';
 
 type LogSignerDeps = Pick<Deps, 'store' | 'clock' | 'secrets'>;

@@ -54,10 +54,16 @@ export function buildReceipt(f: ReceiptFacts): Receipt {
   };
 }
 
-/** Canonicalizes, hashes and signs: the stored record keeps the exact signed bytes. */
+/**
+ * Canonicalizes, hashes and signs: the stored record keeps the exact signed bytes. Throws a 503
+ * DomainError instead of signing when the signer cannot be sure of the key (call ensureFresh first).
+ */
 export function sealReceipt(signer: ReceiptSigner, receipt: Receipt): ReceiptRecord {
   const text = canonicalJson(receipt);
-  const { kid, signatureB64Url } = signer.sign(Buffer.from(text, 'utf8'));
+  // The key scheduled for the receipt's own issuedAt, which is what verifiers check it against.
+  const key = signer.keyAt(Date.parse(receipt.issuedAt));
+  const kid = key.kid;
+  const signatureB64Url = key.sign(Buffer.from(text, 'utf8'));
   return {
     id: receipt.receiptId,
     tenantId: receipt.tenantId,

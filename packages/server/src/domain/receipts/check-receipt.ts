@@ -26,6 +26,9 @@ export async function checkReceipt(
     const id = (input.receipt as { receiptId?: unknown } | null)?.receiptId;
     stored = typeof id === 'string' ? await deps.store.receipts.get(tenantId, id) : undefined;
   }
+  // A key another process started using moments ago may be newer than this copy of the table.
+  const kid = subject.signature?.kid;
+  if (typeof kid === 'string') await deps.signer.knows(kid);
   const report = verifyReceipt(subject, { keys: deps.signer.publishedKeys() });
   const matches = stored !== undefined && report.receiptHashHex === stored.hashHex;
   const checks: ReceiptVerification['checks'] = { ...report.checks };

@@ -1,118 +1,135 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import type { ServiceKey } from '@presence/contract';
 import type { Deps } from '../deps.js';
-import { sha256Hex, toIso } from '../encoding.js';
+import { DomainError } from '../errors.js';
+import { toIso } from '../encoding.js';
 import type { SigningKeyRecord } from './ports.js';
+import {
+  newSigningKey,
+  publicKeyPem,
+  publishedKeySet,
+  sealContext,
+  signingKeyAt,
+} from './signing-key-schedule.js';
 
-/** Signs receipts and export manifests with the service's active Ed25519 key. */
+/** The key that signs one piece of evidence: name it in what you sign, then sign. */
+export interface SigningKey {
+  kid: string;
+  publicKeyB64Url: string;
+  /** Ed25519 over `message`, base64url. */
+  sign(message: Buffer): string;
+}
+
+/**
+ * Signs receipts and export manifests with the service's Ed25519 keys, following the schedule in
+ * the key table (ADR 0007). Each process keeps a copy of the table; a copy older than twice the
+ * refresh interval is never used to sign: the signer re-reads the table or refuses (503).
+ */
 export interface ReceiptSigner {
-  sign(message: Buffer): { kid: string; signatureB64Url: string };
-  /** Every key ever used, active first: old keys stay published so old evidence verifies. */
+  /** How often the table is re-read; rotations must lead and overlap by at least 2× this. */
+  readonly refreshMs: number;
+  /**
+   * The key scheduled for evidence dated `at`. Throws a `service_unavailable` DomainError when the
+   * copy of the key table is too old to be sure, or when no key is valid at `at` and now.
+   */
+  keyAt(at: number): SigningKey;
+  /** Every key ever used plus the scheduled one, with validity: old keys stay published. */
   publishedKeys(): ServiceKey[];
-  /** Re-reads the key table (another process may have rotated). */
+  /** Re-reads the key table when the copy is older than the refresh interval (call before signing). */
+  ensureFresh(): Promise<void>;
+  /** Re-reads the table when `kid` is unknown here (at most once a second); true when it is known. */
+  knows(kid: string): Promise<boolean>;
+  /** Re-reads the key table now. */
   refresh(): Promise<void>;
 }
 
+export const DEFAULT_SIGNING_KEY_REFRESH_MS = 60_000;
 type SignerDeps = Pick<Deps, 'store' | 'clock' | 'secrets'>;
 
-/** Key ids are derived from the key itself: `ed25519-` + 16 hex of SHA-256(raw public key). */
-export function signingKeyId(rawPublicKey: Buffer): string {
-  return `ed25519-${sha256Hex(rawPublicKey).slice(0, 16)}`;
+interface KeyTable {
+  rows: SigningKeyRecord[];
+  loadedAt: number;
 }
 
-export async function loadReceiptSigner(deps: SignerDeps): Promise<ReceiptSigner> {
-  let state = await loadKeys(deps);
+export async function loadReceiptSigner(
+  deps: SignerDeps,
+  refreshMs: number = DEFAULT_SIGNING_KEY_REFRESH_MS,
+): Promise<ReceiptSigner> {
+  let table = await loadKeyTable(deps);
+  let inFlight: Promise<void> | undefined;
+  const privateKeys = new Map<string, KeyObject>();
+  const pems = new Map<string, string>();
+  const pemOf = (k: SigningKeyRecord) => pems.get(k.kid) ?? pems.set(k.kid, publicKeyPem(k)).get(k.kid)!;
+  const maxAgeMs = 2 * refreshMs;
+  const refresh = () =>
+    (inFlight ??= loadKeyTable(deps)
+      .then((t) => void (table = t))
+      .finally(() => (inFlight = undefined)));
+
   return {
-    sign(message) {
-      const signature = sign(null, message, state.activePrivate);
-      return { kid: state.active.kid, signatureB64Url: signature.toString('base64url') };
+    refreshMs,
+    keyAt(at) {
+      const now = deps.clock.now();
+      // Any rotation this copy may miss changes the table only from loadedAt + maxAge on (ADR 0007);
+      // evidence is dated when it is produced (at ≤ now), so a fresh copy answers for `at` too.
+      if (now >= table.loadedAt + maxAgeMs) {
+        throw unavailable(
+          `the signing key table was last read at ${toIso(table.loadedAt)}; refusing to sign`,
+        );
+      }
+      const key = signingKeyAt(table.rows, at);
+      if (!key || (key.notAfter !== null && now >= key.notAfter)) {
+        throw unavailable(`no signing key is valid both at ${toIso(at)} and now`);
+      }
+      const privateKey = privateKeys.get(key.kid) ?? openPrivateKey(deps, key);
+      privateKeys.set(key.kid, privateKey);
+      return {
+        kid: key.kid,
+        publicKeyB64Url: key.publicKeyB64Url,
+        sign: (message) => sign(null, message, privateKey).toString('base64url'),
+      };
     },
-    publishedKeys: () => state.published,
-    async refresh() {
-      state = await loadKeys(deps);
+    publishedKeys: () => publishedKeySet(table.rows, deps.clock.now(), pemOf),
+    async ensureFresh() {
+      if (deps.clock.now() - table.loadedAt < refreshMs) return;
+      try {
+        await refresh();
+      } catch (error) {
+        if (deps.clock.now() < table.loadedAt + maxAgeMs) return;
+        throw unavailable('the signing key table cannot be read', error);
+      }
     },
+    async knows(kid) {
+      if (table.rows.some((k) => k.kid === kid)) return true;
+      if (deps.clock.now() - table.loadedAt >= 1000) await refresh();
+      return table.rows.some((k) => k.kid === kid);
+    },
+    refresh,
   };
 }
 
-async function loadKeys(deps: SignerDeps) {
+/**
+ * Reads the table; on a first start (no key valid now or later) creates a key valid from now.
+ * Two processes may both create one at once: both stay valid, the schedule picks the same one.
+ */
+async function loadKeyTable(deps: SignerDeps): Promise<KeyTable> {
+  const loadedAt = deps.clock.now();
   let rows = await deps.store.signingKeys.list();
-  if (!rows.some((k) => k.status === 'active')) {
-    await deps.store.signingKeys.insert(newSigningKey(deps));
+  if (!rows.some((k) => k.notAfter === null || k.notAfter > loadedAt)) {
+    await deps.store.signingKeys.insert(newSigningKey(deps, loadedAt));
     rows = await deps.store.signingKeys.list();
   }
-  const active = pickActive(rows);
-  const activePrivate = createPrivateKey({
-    key: deps.secrets.open(active.privateKeySealed, signingKeySealContext(active.kid)),
+  return { rows, loadedAt };
+}
+
+function openPrivateKey(deps: SignerDeps, key: SigningKeyRecord): KeyObject {
+  return createPrivateKey({
+    key: deps.secrets.open(key.privateKeySealed, sealContext(key.kid)),
     format: 'der',
     type: 'pkcs8',
   });
-  return { active, activePrivate, published: [...rows].sort(byActiveThenNewest).map(toServiceKey) };
 }
 
-/** Two processes may both create a first key at once: all stay valid, the newest signs. */
-function pickActive(rows: SigningKeyRecord[]): SigningKeyRecord {
-  const active = rows.filter((k) => k.status === 'active').sort(byActiveThenNewest)[0];
-  if (!active) throw new Error('no active signing key');
-  return active;
-}
-
-function byActiveThenNewest(a: SigningKeyRecord, b: SigningKeyRecord): number {
-  if (a.status !== b.status) return a.status === 'active' ? -1 : 1;
-  return b.notBefore - a.notBefore || a.kid.localeCompare(b.kid);
-}
-
-export function newSigningKey(deps: Pick<Deps, 'clock' | 'secrets'>): SigningKeyRecord {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const raw = rawPublicKey(publicKey);
-  const kid = signingKeyId(raw);
-  const now = deps.clock.now();
-  return {
-    kid,
-    publicKeyB64Url: raw.toString('base64url'),
-    privateKeySealed: deps.secrets.seal(
-      privateKey.export({ format: 'der', type: 'pkcs8' }),
-      signingKeySealContext(kid),
-    ),
-    createdAt: now,
-    notBefore: now,
-    notAfter: null,
-    status: 'active',
-  };
-}
-
-/** Retires every active key and makes a new one; returns the new key id. */
-export async function rotateSigningKey(deps: SignerDeps): Promise<string> {
-  return deps.store.transaction(async (tx) => {
-    const fresh = newSigningKey(deps);
-    for (const k of await tx.signingKeys.list()) {
-      if (k.status === 'active') await tx.signingKeys.retire(k.kid, fresh.notBefore);
-    }
-    await tx.signingKeys.insert(fresh);
-    return fresh.kid;
-  });
-}
-
-export function signingKeySealContext(kid: string): string {
-  return `presence/signing-key/${kid}`;
-}
-
-function rawPublicKey(key: KeyObject): Buffer {
-  const jwk = key.export({ format: 'jwk' });
-  return Buffer.from(jwk.x ?? '', 'base64url');
-}
-
-function toServiceKey(k: SigningKeyRecord): ServiceKey {
-  const publicKey = createPublicKey({
-    key: { kty: 'OKP', crv: 'Ed25519', x: k.publicKeyB64Url },
-    format: 'jwk',
-  });
-  return {
-    kid: k.kid,
-    alg: 'Ed25519',
-    publicKeyB64Url: k.publicKeyB64Url,
-    publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
-    notBefore: toIso(k.notBefore),
-    notAfter: k.notAfter === null ? null : toIso(k.notAfter),
-    status: k.status,
-  };
+function unavailable(detail: string, cause?: unknown): DomainError {
+  return new DomainError('service_unavailable', detail, [], { cause, retryAfterSeconds: 1 });
 }

@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KNOWN_DEVIATIONS } from './conformance-deviations.js';
 import { formatConformanceReport, runConformance, type ConformanceResult } from './run-conformance.js';
-import { loadWebAuthnVectors } from '../../../test/fixtures/webauthn/vectors.js';
+import { loadProjectCases, loadWebAuthnVectors } from '../../../test/fixtures/webauthn/vectors.js';
 
-// The vendored vectors (test/fixtures/webauthn, with their sources in its README).
-const vectors = loadWebAuthnVectors();
+// The vendored vectors (test/fixtures/webauthn, with their sources in its README), and beside them
+// the project-authored cases (issue 9 §3: strict client data), run together.
+const projectCases = loadProjectCases();
+const vectors = [...loadWebAuthnVectors(), ...projectCases];
 const DAY_MS = 86_400_000;
 
 let cached: Promise<ConformanceResult> | undefined;
@@ -56,6 +58,17 @@ describe('runConformance on the shared WebAuthn vectors', () => {
       const result = await runConformance([vector]);
       vi.useRealTimers();
       expect(result.results[0], id).toMatchObject({ actual: 'valid', expected: 'valid' });
+    }
+  });
+
+  it('refuses every project-authored strict client data case and accepts its controls', async () => {
+    const result = await fullRun();
+    const project = result.results.filter((r) => projectCases.some((c) => c.id === r.id));
+    expect(project).toHaveLength(projectCases.length);
+    expect(project.filter((r) => r.expected === 'invalid').length).toBeGreaterThanOrEqual(6);
+    for (const r of project) {
+      expect(r.actual, r.id).toBe(r.expected);
+      if (r.expected === 'invalid') expect(r.detail, r.id).toMatch(/^ASSERTION_MALFORMED: /);
     }
   });
 

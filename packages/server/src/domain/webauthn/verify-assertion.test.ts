@@ -83,6 +83,8 @@ interface Parts {
   rpId?: string;
   tail?: Buffer;
   clientData?: Record<string, unknown>;
+  /** Exact clientDataJSON bytes, signed as they are. */
+  rawClientData?: Buffer;
 }
 
 /** A signed assertion; `parts` change what the authenticator and client report. */
@@ -102,7 +104,7 @@ function makeAssertion(auth: Authenticator, parts: Parts = {}) {
     crossOrigin: false,
     ...parts.clientData,
   };
-  const clientDataJSON = Buffer.from(JSON.stringify(clientData));
+  const clientDataJSON = parts.rawClientData ?? Buffer.from(JSON.stringify(clientData));
   const signature = auth.sign(Buffer.concat([authData, sha256(clientDataJSON)]));
   return { authenticatorData: b64(authData), clientDataJSON: b64(clientDataJSON), signature: b64(signature) };
 }
@@ -138,6 +140,13 @@ const p256 = authenticators.p256;
 const run = (input: VerifyAssertionInput) => verifyAssertion({ keys }, input);
 const cbor = (value: unknown) => Buffer.from(isoCBOR.encode(value as never));
 const fields = ['clientDataJSON', 'authenticatorData', 'signature'] as const;
+const plainClientData = `{"type":"webauthn.get","challenge":"${RP.challenge}","origin":"${RP.origin}","crossOrigin":false`;
+/** Valid client data whose `member` appears again with the same value, so JSON.parse alone would accept it. */
+const twice = (member: 'challenge' | 'origin') =>
+  Buffer.from(
+    `${plainClientData},"${member}":${JSON.stringify(member === 'origin' ? RP.origin : RP.challenge)}}`,
+  );
+const withBom = () => Buffer.concat([Buffer.of(0xef, 0xbb, 0xbf), Buffer.from(`${plainClientData}}`)]);
 
 describe('verifyAssertion: one failing case per check', () => {
   const good = inputFor(p256, makeAssertion(p256));
@@ -208,6 +217,30 @@ describe('verifyAssertion: one failing case per check', () => {
     ['AT flag in an assertion', signed({ flags: 0x45 }), 'ASSERTION_MALFORMED'],
     ['ED flag without extensions', signed({ flags: 0x85 }), 'ASSERTION_MALFORMED'],
     ['bytes after signCount without ED', signed({ tail: Buffer.of(0xa0) }), 'ASSERTION_MALFORMED'],
+    // Issue 9 §3: bytes no browser produces, signed by the enrolled key, are refused all the same.
+    [
+      'a member twice in clientDataJSON (last wins)',
+      signed({ rawClientData: twice('challenge') }),
+      'ASSERTION_MALFORMED',
+    ],
+    ['origin twice in clientDataJSON', signed({ rawClientData: twice('origin') }), 'ASSERTION_MALFORMED'],
+    ['UTF-8 BOM before clientDataJSON', signed({ rawClientData: withBom() }), 'ASSERTION_MALFORMED'],
+    ['ED flag followed by non-CBOR', signed({ flags: 0x85, tail: Buffer.of(0xff) }), 'ASSERTION_MALFORMED'],
+    [
+      'ED flag followed by truncated CBOR',
+      signed({ flags: 0x85, tail: Buffer.of(0xa1, 0x61) }),
+      'ASSERTION_MALFORMED',
+    ],
+    [
+      'ED flag followed by a CBOR map and more',
+      signed({ flags: 0x85, tail: Buffer.concat([cbor(new Map([['k', 1]])), Buffer.of(0)]) }),
+      'ASSERTION_MALFORMED',
+    ],
+    [
+      'ED flag followed by CBOR that is not a map',
+      signed({ flags: 0x85, tail: Buffer.of(0x01) }),
+      'ASSERTION_MALFORMED',
+    ],
     ['rpIdHash of another RP', signed({ rpId: 'example.com' }), 'RP_ID_MISMATCH'],
     ['UP not set', signed({ flags: 0x04 }), 'USER_NOT_PRESENT'],
     ['UV required, not set', signed({ flags: 0x01 }), 'USER_NOT_VERIFIED'],

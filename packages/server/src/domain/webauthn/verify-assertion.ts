@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Denial } from '@presence/contract';
+import {
+  parseAssertionAuthenticatorData,
+  parseClientDataJSON,
+  type AuthenticatorFlags,
+  type ClientData,
+} from '@presence/sdk/node';
 import { decodeBase64UrlLenient } from '../encoding.js';
 import { algorithmName, verifySignature, type PublicKeyCache } from './public-key-cache.js';
 
@@ -37,15 +43,6 @@ export interface AssertionExpectations {
   /** COSE algorithm ids the policy accepts; undefined = every algorithm the verifier supports. */
   allowedAlgorithms?: readonly number[] | undefined;
   counterRule: 'reject-regression' | 'ignore';
-}
-
-export interface AuthenticatorFlags {
-  UP: boolean;
-  UV: boolean;
-  BE: boolean;
-  BS: boolean;
-  AT: boolean;
-  ED: boolean;
 }
 
 export interface VerifiedAssertion {
@@ -170,13 +167,13 @@ function checkAssertion(deps: { keys: PublicKeyCache }, input: VerifyAssertionIn
   if (crossOriginProblem !== null) return deny('CROSS_ORIGIN_NOT_ALLOWED', crossOriginProblem);
 
   // §6.1 authenticator data layout: rpIdHash(32) flags(1) signCount(4) [extensions]. An assertion
-  // carries no attested credential data (AT), and ED promises extension bytes.
-  const header = parseAuthenticatorDataHeader(authData);
+  // carries no attested credential data (AT), and ED promises extension bytes: one CBOR map.
+  const header = parseAssertionAuthenticatorData(authData);
   if (typeof header === 'string') return deny('ASSERTION_MALFORMED', header);
   const { flags } = header;
 
   // Step 15. "Verify that the rpIdHash in authData is the SHA-256 hash of the RP ID expected by the Relying Party."
-  if (!header.rpIdHash.equals(sha256(Buffer.from(rp.rpId, 'utf8')))) {
+  if (!sha256(Buffer.from(rp.rpId, 'utf8')).equals(header.rpIdHash)) {
     return deny('RP_ID_MISMATCH', `rpIdHash is not SHA-256(${quote(rp.rpId)})`);
   }
 
@@ -229,7 +226,7 @@ function checkAssertion(deps: { keys: PublicKeyCache }, input: VerifyAssertionIn
     ok: true,
     flags,
     signCount,
-    rpIdHashHex: header.rpIdHash.toString('hex'),
+    rpIdHashHex: Buffer.from(header.rpIdHash).toString('hex'),
     origin: c.origin,
     topOrigin: c.topOrigin,
     crossOrigin: c.crossOrigin,
@@ -242,37 +239,9 @@ function checkAssertion(deps: { keys: PublicKeyCache }, input: VerifyAssertionIn
   };
 }
 
-export interface ClientData {
-  type: string;
-  challenge: string;
-  origin: string;
-  crossOrigin: boolean;
-  topOrigin: string | null;
-}
-
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-/** CollectedClientData from its JSON bytes (§5.8.1), or why not. Invalid UTF-8 is refused. */
-export function parseClientData(bytes: Uint8Array): ClientData | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(UTF8.decode(bytes));
-  } catch {
-    return 'clientDataJSON is not UTF-8 JSON';
-  }
-  if (!isRecord(value)) return 'clientDataJSON is not a JSON object';
-  const { type, challenge, origin, crossOrigin, topOrigin } = value;
-  if (typeof type !== 'string' || typeof challenge !== 'string' || typeof origin !== 'string') {
-    return 'clientDataJSON lacks a string type, challenge or origin';
-  }
-  if (crossOrigin !== undefined && typeof crossOrigin !== 'boolean') {
-    return 'clientDataJSON crossOrigin is not a boolean';
-  }
-  if (topOrigin !== undefined && typeof topOrigin !== 'string') {
-    return 'clientDataJSON topOrigin is not a string';
-  }
-  return { type, challenge, origin, crossOrigin: crossOrigin === true, topOrigin: topOrigin ?? null };
-}
+/** Strict client data and authenticator data parsing: the SDK's, shared with the offline verifier. */
+export const parseClientData = parseClientDataJSON;
+export type { AuthenticatorFlags, ClientData };
 
 /** The cross-origin policy shared by registration and authentication; null when acceptable. */
 export function checkCrossOrigin(
@@ -289,31 +258,6 @@ export function checkCrossOrigin(
     return `topOrigin ${quote(c.topOrigin)} is not an allowed top origin`;
   }
   return null;
-}
-
-interface AuthenticatorDataHeader {
-  rpIdHash: Buffer;
-  flags: AuthenticatorFlags;
-  signCount: number;
-}
-
-function parseAuthenticatorDataHeader(bytes: Buffer): AuthenticatorDataHeader | string {
-  if (bytes.length < 37) return `authenticatorData is ${bytes.length} bytes; an assertion needs at least 37`;
-  const bits = bytes[32]!;
-  const flags: AuthenticatorFlags = {
-    UP: (bits & 0x01) !== 0,
-    UV: (bits & 0x04) !== 0,
-    BE: (bits & 0x08) !== 0,
-    BS: (bits & 0x10) !== 0,
-    AT: (bits & 0x40) !== 0,
-    ED: (bits & 0x80) !== 0,
-  };
-  if (flags.AT) return 'the AT flag (attested credential data) must not be set in an assertion';
-  if (flags.ED && bytes.length === 37) return 'the ED flag is set but no extension data follows';
-  if (!flags.ED && bytes.length > 37) {
-    return `${bytes.length - 37} bytes follow signCount without the ED flag`;
-  }
-  return { rpIdHash: bytes.subarray(0, 32), flags, signCount: bytes.readUInt32BE(33) };
 }
 
 function deny(reason: AssertionDenial, detail: string): DeniedAssertion {

@@ -77,7 +77,7 @@ export function receiptLogRoutes(app: App, _routeDeps: RouteDeps): void {
   app.get('/v1/presence/log/tile/*', {
     config: { scope: 'receipts:read' },
     // Hidden from OpenAPI: a tlog-tiles path has a variable number of segments (x001/x234/067),
-    // which OpenAPI path templates cannot express; docs/evidence.md §10 documents it.
+    // which OpenAPI path templates cannot express; docs/evidence.md §11 documents it.
     schema: {
       hide: true,
       tags,
