@@ -9,7 +9,14 @@ import { PublicKeyCache } from './domain/webauthn/public-key-cache.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/types.js';
 import { portal } from './portal/portal.js';
-import { ensureDevTenant } from './dev-tenant.js';
+import { consolePortal } from './portal/console/console-portal.js';
+import { ensureDevTenant, printDevInvite } from './dev-tenant.js';
+import type { ConsoleSettings } from './domain/console/console-settings.js';
+import { DEFAULT_CONSOLE_TIMES } from './domain/console/console-settings.js';
+import {
+  consoleSettingsResolver,
+  type ConsoleOptions,
+} from './domain/console/resolve-console-settings.js';
 import { migrateDatabase } from './storage/migrate-database.js';
 import { openStore } from './storage/open-store.js';
 import type { Job } from './worker/run-jobs.js';
@@ -28,12 +35,24 @@ export interface Composed {
   store: Store;
   /** Background jobs (outbox delivery, schedulers); main.ts runs them with runJobs. */
   jobs: Job[];
+  /** The console's settings; its internal tenant is made on first use. */
+  consoleSettings(): Promise<ConsoleSettings>;
   close(): Promise<void>;
 }
 
 /** Derives a purpose-specific key from the master key, so one secret never serves two uses. */
 export function deriveKey(master: Buffer, purpose: string): Buffer {
   return createHmac('sha256', master).update(`presence/v1/${purpose}`).digest();
+}
+
+/** The console's options from the configuration (origin, invite and session lifetimes). */
+export function consoleOptions(config: Config): ConsoleOptions {
+  return {
+    origin: config.consoleOrigin,
+    inviteTtlMs: DEFAULT_CONSOLE_TIMES.inviteTtlMs,
+    sessionIdleMs: config.consoleIdleMs,
+    sessionAbsoluteMs: config.consoleSessionMs,
+  };
 }
 
 /** Opens the database (migrating it first) and builds the domain's dependencies. */
@@ -98,13 +117,20 @@ export async function compose(config: Config, logger: Logger | false): Promise<C
 /** Builds the HTTP app (API and portal) around ready dependencies. */
 export async function composeWith(deps: Deps, config: Config, logger: Logger | false): Promise<Composed> {
   const devTenantId = config.devTenant ? await ensureDevTenant(deps, config, logger) : undefined;
+  const consoleSettings = consoleSettingsResolver(deps, consoleOptions(config));
+  if (devTenantId !== undefined && logger !== false) {
+    await printDevInvite(deps, consoleOptions(config), devTenantId);
+  }
   const app = await buildApp(deps, {
     logger: logger === false ? false : logger,
     bodyLimitBytes: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     rateLimitPerMinute: config.rateLimitPerMinute,
     cursorKey: deriveKey(config.masterKey, 'cursor'),
-    plugins: [portal({ demoTenantId: devTenantId })],
+    plugins: [
+      portal({ demoTenantId: devTenantId }),
+      consolePortal({ settings: consoleSettings, csrfKey: deriveKey(config.masterKey, 'console-csrf') }),
+    ],
   });
   const refresh = setInterval(() => void deps.signer.refresh().catch(() => undefined), 60_000);
   refresh.unref();
@@ -121,6 +147,7 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
     app,
     store: deps.store,
     jobs,
+    consoleSettings,
     async close() {
       clearInterval(refresh);
       await app.close();

@@ -1,5 +1,6 @@
 import { adminCommands } from './admin-commands.js';
 import { billingCommands } from './billing-commands.js';
+import { consoleCommands } from './console-commands.js';
 import { evidenceCommands } from './evidence-commands.js';
 import { remoteCommands } from './remote-commands.js';
 import { toolCommands } from './tool-commands.js';
@@ -15,4 +16,5 @@ export const commands: Record<string, Command> = {
   ...remoteCommands,
   ...billingCommands,
   ...evidenceCommands,
+  ...consoleCommands,
 };

@@ -9,6 +9,7 @@ import type { IdempotencyRepo } from './idempotency/ports.js';
 import type { BillingRepos } from './billing/billing-ports.js';
 import type { ExportRepo } from './exports/export-ports.js';
 import type { ReceiptLogRepo } from './receipts/receipt-log-ports.js';
+import type { ConsoleRepos } from './console/ports.js';
 
 export interface Clock {
   now(): number;
@@ -191,6 +192,8 @@ export interface ApiKeyRepo {
 export interface PolicyRepo {
   insert(p: PolicyRecord): Promise<void>;
   current(tenantId: string): Promise<PolicyRecord | undefined>;
+  /** Newest version first. */
+  history(tenantId: string, limit: number): Promise<PolicyRecord[]>;
   get(tenantId: string, id: string): Promise<PolicyRecord | undefined>;
 }
 
@@ -269,6 +272,7 @@ export interface StoreTx {
   exports: ExportRepo;
   webhooks: WebhookRepos;
   idempotency: IdempotencyRepo;
+  console: ConsoleRepos;
 }
 
 export interface Store extends StoreTx {

@@ -4,6 +4,7 @@ import type { Database } from '../schema.js';
 import { createApiKeyRepo } from './api-keys.js';
 import { createBillingRepos } from './billing-repos.js';
 import { createChallengeRepo } from './challenges.js';
+import { createConsoleRepos } from './console.js';
 import { createCredentialRepo } from './credentials.js';
 import { createExportRepo } from './exports.js';
 import { createIdempotencyRepo } from './idempotency.js';
@@ -35,5 +36,6 @@ export function createRepos(db: Kysely<Database>): StoreTx {
     receiptLog: createReceiptLogRepo(db),
     exports: createExportRepo(db),
     idempotency: createIdempotencyRepo(db),
+    console: createConsoleRepos(db),
   };
 }
