@@ -13,10 +13,7 @@ import { consolePortal } from './portal/console/console-portal.js';
 import { ensureDevTenant, printDevInvite } from './dev-tenant.js';
 import type { ConsoleSettings } from './domain/console/console-settings.js';
 import { DEFAULT_CONSOLE_TIMES } from './domain/console/console-settings.js';
-import {
-  consoleSettingsResolver,
-  type ConsoleOptions,
-} from './domain/console/resolve-console-settings.js';
+import { consoleSettingsResolver, type ConsoleOptions } from './domain/console/resolve-console-settings.js';
 import { migrateDatabase } from './storage/migrate-database.js';
 import { openStore } from './storage/open-store.js';
 import type { Job } from './worker/run-jobs.js';

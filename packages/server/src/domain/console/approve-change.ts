@@ -54,7 +54,10 @@ export async function approveChange(
     challenge.actionHashHex !== changeHashHex(change) ||
     challenge.subject !== memberSubject(member.id)
   ) {
-    throw new DomainError('forbidden', 'the passkey approval was given for a different change; nothing was changed');
+    throw new DomainError(
+      'forbidden',
+      'the passkey approval was given for a different change; nothing was changed',
+    );
   }
   const result = await verifyPresence(deps, settings.consoleTenantId, input);
   if (result.decision !== 'PRESENCE_VERIFIED') throw presenceRefused(result.decision, result.reason);

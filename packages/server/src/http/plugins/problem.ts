@@ -99,7 +99,8 @@ export function registerProblemHandlers(app: App): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const problem = problemOf(error);
     if (problem) {
-      if (problem.retryAfterSeconds !== undefined) reply.header('retry-after', String(problem.retryAfterSeconds));
+      if (problem.retryAfterSeconds !== undefined)
+        reply.header('retry-after', String(problem.retryAfterSeconds));
       return sendProblem(reply, request, problem.code, problem.detail, problem.errors);
     }
     request.log.error({ err: error }, 'unhandled error');

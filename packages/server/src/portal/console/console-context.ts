@@ -77,7 +77,8 @@ export function consoleRequest(request: FastifyRequest): ConsoleRequest {
 /** The signed-in member, or a 401 problem (state changes) that tells how to sign in. */
 export function memberOf(request: FastifyRequest): SignedInMember {
   const { signedIn } = consoleRequest(request);
-  if (!signedIn) throw new DomainError('unauthorized', 'sign in to the console first (your session may have ended)');
+  if (!signedIn)
+    throw new DomainError('unauthorized', 'sign in to the console first (your session may have ended)');
   return signedIn;
 }
 
@@ -89,7 +90,10 @@ export function checkCsrf(request: FastifyRequest): void {
   const state = consoleRequest(request);
   const site = request.headers['sec-fetch-site'];
   const origin = request.headers.origin;
-  if ((site !== undefined && site !== 'same-origin') || (origin !== undefined && origin !== state.ctx.settings.origin)) {
+  if (
+    (site !== undefined && site !== 'same-origin') ||
+    (origin !== undefined && origin !== state.ctx.settings.origin)
+  ) {
     throw new DomainError('forbidden', 'cross-site requests cannot change anything in the console');
   }
   if (!state.csrf) return;
@@ -98,7 +102,10 @@ export function checkCsrf(request: FastifyRequest): void {
   const expected = Buffer.from(state.csrf);
   const given = Buffer.from(typeof sent === 'string' ? sent : '');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new DomainError('forbidden', 'the form is stale or did not come from the console (CSRF token missing or wrong); reload the page and try again');
+    throw new DomainError(
+      'forbidden',
+      'the form is stale or did not come from the console (CSRF token missing or wrong); reload the page and try again',
+    );
   }
 }
 

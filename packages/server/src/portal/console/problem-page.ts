@@ -10,7 +10,9 @@ import { renderPage } from './layout.js';
 
 /** Scripts and downloads get problem+json; a person gets the same problem as a page. */
 function wantsJson(request: FastifyRequest): boolean {
-  return request.url.startsWith('/console/api/') || (request.headers.accept ?? '').includes('application/json');
+  return (
+    request.url.startsWith('/console/api/') || (request.headers.accept ?? '').includes('application/json')
+  );
 }
 
 export function sendProblemPage(
@@ -27,11 +29,13 @@ export function sendProblemPage(
     code === 'unauthorized' ? html`<p><a href="/console/sign-in">Sign in with your passkey</a></p>` : '';
   const body = html`<section class="problem" data-code="${code}">
     <p class="detail">${detail}</p>
-    ${errors.length > 0
-      ? html`<ul class="fields">
-          ${errors.map((e) => html`<li><code>${e.field}</code>: ${e.message}</li>`)}
-        </ul>`
-      : ''}
+    ${
+      errors.length > 0
+        ? html`<ul class="fields">
+            ${errors.map((e) => html`<li><code>${e.field}</code>: ${e.message}</li>`)}
+          </ul>`
+        : ''
+    }
     <dl class="facts">
       <dt>Status</dt>
       <dd>${status}</dd>
@@ -53,10 +57,16 @@ export function registerProblemPages(app: App): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const problem = problemOf(error);
     if (problem) {
-      if (problem.retryAfterSeconds !== undefined) reply.header('retry-after', String(problem.retryAfterSeconds));
+      if (problem.retryAfterSeconds !== undefined)
+        reply.header('retry-after', String(problem.retryAfterSeconds));
       return sendProblemPage(request, reply, problem.code, problem.detail, problem.errors);
     }
     request.log.error({ err: error }, 'unhandled console error');
-    return sendProblemPage(request, reply, 'internal_error', 'an internal error occurred; quote the request id when reporting it');
+    return sendProblemPage(
+      request,
+      reply,
+      'internal_error',
+      'an internal error occurred; quote the request id when reporting it',
+    );
   });
 }

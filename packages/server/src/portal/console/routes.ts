@@ -47,7 +47,13 @@ function viewOf(request: FastifyRequest): View {
   return { ctx: state.ctx, signedIn, tenantId: signedIn.member.tenantId, csrf: state.csrf ?? '' };
 }
 
-export async function sendPage(reply: FastifyReply, view: View, page: PageBody, started: number, status = 200) {
+export async function sendPage(
+  reply: FastifyReply,
+  view: View,
+  page: PageBody,
+  started: number,
+  status = 200,
+) {
   const tenant = await view.ctx.deps.store.tenants.get(view.tenantId);
   const text = renderPage({ ...page, signedIn: view.signedIn, csrf: view.csrf, tenantName: tenant?.name });
   return reply
@@ -65,7 +71,11 @@ export function page<Q extends TSchema = typeof Empty, P extends TSchema = typeo
   schema: { querystring?: Q; params?: P },
   render: (input: Input<Q, P, typeof Empty>) => Promise<PageBody>,
 ): void {
-  const routeSchema: FastifySchema = { hide: true, querystring: schema.querystring ?? Empty, params: schema.params ?? Empty };
+  const routeSchema: FastifySchema = {
+    hide: true,
+    querystring: schema.querystring ?? Empty,
+    params: schema.params ?? Empty,
+  };
   app.get(path, { schema: routeSchema }, async (request, reply) => {
     const started = performance.now();
     if (!consoleRequest(request).signedIn) {
@@ -73,7 +83,14 @@ export function page<Q extends TSchema = typeof Empty, P extends TSchema = typeo
     }
     const view = viewOf(request);
     const plain: FastifyRequest = request;
-    const out = await render({ query: plain.query as Static<Q>, params: plain.params as Static<P>, body: {}, view, request, reply });
+    const out = await render({
+      query: plain.query as Static<Q>,
+      params: plain.params as Static<P>,
+      body: {},
+      view,
+      request,
+      reply,
+    });
     return sendPage(reply, view, out, started);
   });
 }
@@ -100,7 +117,14 @@ export function action<B extends TSchema, P extends TSchema = typeof Empty>(
       const started = performance.now();
       const view = viewOf(request);
       const plain: FastifyRequest = request;
-      const out = await handle({ query: {}, params: plain.params as Static<P>, body: plain.body as Static<B>, view, request, reply });
+      const out = await handle({
+        query: {},
+        params: plain.params as Static<P>,
+        body: plain.body as Static<B>,
+        view,
+        request,
+        reply,
+      });
       if ('redirect' in out) return reply.redirect(out.redirect, 303);
       return sendPage(reply, view, out, started);
     },
@@ -108,7 +132,12 @@ export function action<B extends TSchema, P extends TSchema = typeof Empty>(
 }
 
 /** A console change that needs no passkey (creating things, test events), in the audit log. */
-export async function audit(view: View, action: string, target: string | null, detail: Record<string, unknown>) {
+export async function audit(
+  view: View,
+  action: string,
+  target: string | null,
+  detail: Record<string, unknown>,
+) {
   await recordAudit(view.ctx.deps, view.ctx.deps.store, {
     tenantId: view.tenantId,
     memberId: view.signedIn.member.id,

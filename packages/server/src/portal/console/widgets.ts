@@ -48,7 +48,13 @@ export function dangerForm(input: {
   </form>`;
 }
 
-export function plainForm(action: string, csrf: string, label: string, fields: SafeHtml = html``, kind = 'secondary'): SafeHtml {
+export function plainForm(
+  action: string,
+  csrf: string,
+  label: string,
+  fields: SafeHtml = html``,
+  kind = 'secondary',
+): SafeHtml {
   return html`<form method="post" action="${action}" class="inline-form">
     ${csrfField(csrf)} ${fields}
     <button type="submit" class="${kind}">${label}</button>

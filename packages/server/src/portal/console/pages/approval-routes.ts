@@ -1,7 +1,12 @@
 import { VerifyBody } from '@presence/contract';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { approveChange, changeHashHex, startApproval, type ConsoleChange } from '../../../domain/console/approve-change.js';
+import {
+  approveChange,
+  changeHashHex,
+  startApproval,
+  type ConsoleChange,
+} from '../../../domain/console/approve-change.js';
 import { requirePermission } from '../../../domain/console/permissions.js';
 import { recordAudit } from '../../../domain/console/record-audit.js';
 import { DomainError } from '../../../domain/errors.js';
@@ -19,7 +24,11 @@ const ChangeRequest = Type.Object(
 );
 
 const Approval = Type.Object(
-  { change: ChangeRequest, challengeId: VerifyBody.properties.challengeId, assertion: VerifyBody.properties.assertion },
+  {
+    change: ChangeRequest,
+    challengeId: VerifyBody.properties.challengeId,
+    assertion: VerifyBody.properties.assertion,
+  },
   { additionalProperties: false },
 );
 
@@ -38,7 +47,13 @@ async function prepare(request: FastifyRequest, body: ChangeRequestBody) {
   requirePermission(signedIn.member, change.permission);
   const tenantId = signedIn.member.tenantId;
   await change.check(ctx, tenantId, body.target);
-  const exact: ConsoleChange = { type: body.kind, tenantId, memberId: signedIn.member.id, target: body.target, params };
+  const exact: ConsoleChange = {
+    type: body.kind,
+    tenantId,
+    memberId: signedIn.member.id,
+    target: body.target,
+    params,
+  };
   return { ctx, signedIn, change, params, exact };
 }
 
@@ -48,11 +63,15 @@ async function prepare(request: FastifyRequest, body: ChangeRequestBody) {
  * only on PRESENCE_VERIFIED, then writes the audit line with the receipt.
  */
 export function approvalRoutes(app: App): void {
-  app.post('/console/api/approvals/options', { schema: { hide: true, body: ChangeRequest } }, async (request) => {
-    const { ctx, signedIn, exact } = await prepare(request, request.body);
-    const challenge = await startApproval(ctx.deps, ctx.settings, signedIn.member, exact);
-    return { ...challenge, change: exact, changeHashHex: changeHashHex(exact) };
-  });
+  app.post(
+    '/console/api/approvals/options',
+    { schema: { hide: true, body: ChangeRequest } },
+    async (request) => {
+      const { ctx, signedIn, exact } = await prepare(request, request.body);
+      const challenge = await startApproval(ctx.deps, ctx.settings, signedIn.member, exact);
+      return { ...challenge, change: exact, changeHashHex: changeHashHex(exact) };
+    },
+  );
 
   app.post('/console/api/approvals', { schema: { hide: true, body: Approval } }, async (request) => {
     const { ctx, signedIn, change, params, exact } = await prepare(request, request.body.change);

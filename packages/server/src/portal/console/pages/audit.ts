@@ -7,26 +7,46 @@ export function auditPages(app: App): void {
   page(app, '/console/audit', {}, async ({ view }) => {
     const { deps } = view.ctx;
     const entries = await deps.store.console.audit.list(view.tenantId, 200);
-    const names = new Map((await deps.store.console.members.list(view.tenantId)).map((m) => [m.id, m.displayName]));
+    const names = new Map(
+      (await deps.store.console.members.list(view.tenantId)).map((m) => [m.id, m.displayName]),
+    );
     const body = html`<section class="card wide" aria-labelledby="audit-title">
       <h2 id="audit-title">Every console action (newest first)</h2>
-      ${entries.length === 0
-        ? empty('Nothing yet.')
-        : html`<div class="table-wrap"><table id="audit-log">
-            <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Approved by receipt</th></tr></thead>
-            <tbody>
-              ${entries.map(
-                (e) => html`<tr>
-                  <td>${when(e.createdAt)}</td>
-                  <td>${e.memberId ? (names.get(e.memberId) ?? e.memberId) : 'operator'}</td>
-                  <th scope="row"><code>${e.action}</code></th>
-                  <td><code>${e.target ?? ''}</code></td>
-                  <td>${e.receiptId ? html`<code title="${e.receiptHashHex ?? ''}">${e.receiptId}</code>` : html`<span class="muted">no passkey needed</span>`}</td>
-                </tr>`,
-              )}
-            </tbody>
-          </table></div>`}
-      <p class="muted">Receipts of console approvals are signed by the service like any receipt and kept in the console's own receipt log (see docs/console.md).</p>
+      ${
+        entries.length === 0
+          ? empty('Nothing yet.')
+          : html`<div class="table-wrap">
+              <table id="audit-log">
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Who</th>
+                    <th scope="col">Action</th>
+                    <th scope="col">Target</th>
+                    <th scope="col">Approved by receipt</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${entries.map(
+                    (e) =>
+                      html`<tr>
+                        <td>${when(e.createdAt)}</td>
+                        <td>${e.memberId ? (names.get(e.memberId) ?? e.memberId) : 'operator'}</td>
+                        <th scope="row"><code>${e.action}</code></th>
+                        <td><code>${e.target ?? ''}</code></td>
+                        <td>
+                          ${e.receiptId ? html`<code title="${e.receiptHashHex ?? ''}">${e.receiptId}</code>` : html`<span class="muted">no passkey needed</span>`}
+                        </td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>
+            </div>`
+      }
+      <p class="muted">
+        Receipts of console approvals are signed by the service like any receipt and kept in the console's own
+        receipt log (see docs/console.md).
+      </p>
     </section>`;
     return { title: 'Audit log', nav: '/console/audit', body };
   });

@@ -19,7 +19,9 @@ const NextQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 500
 
 /** Where to go after signing in: only a console path of this origin, never elsewhere. */
 function safeNext(next: string | undefined): string {
-  return next !== undefined && /^\/console(\/[A-Za-z0-9_\-/.?=&%]*)?$/.test(next) && !next.startsWith('//') ? next : '/console';
+  return next !== undefined && /^\/console(\/[A-Za-z0-9_\-/.?=&%]*)?$/.test(next) && !next.startsWith('//')
+    ? next
+    : '/console';
 }
 
 /** When the page is opened on another address than the console's, passkeys cannot work there. */
@@ -43,25 +45,44 @@ export function authRoutes(app: App): void {
   app.get('/console/sign-in', { schema: { hide: true, querystring: NextQuery } }, async (request, reply) => {
     const body = html`${addressWarning(wrongAddress(request))}
       <section class="card narrow" data-sign-in data-next="${safeNext(request.query.next)}">
-        <p>Sign in with the passkey you enrolled from your invite. No user name or password: your device shows the passkeys it holds for this console.</p>
+        <p>
+          Sign in with the passkey you enrolled from your invite. No user name or password: your device shows
+          the passkeys it holds for this console.
+        </p>
         <button type="button" id="sign-in-button" disabled>Sign in with a passkey</button>
         <p id="sign-in-status" class="status" role="status" aria-live="polite"></p>
         <p class="muted">New here? Open the invite link an owner of your team gave you.</p>
       </section>`;
-    return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(renderPage({ title: 'Sign in', body }));
+    return reply
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(renderPage({ title: 'Sign in', body }));
   });
 
-  app.get('/console/invite/:token', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
-    const invite = await findOpenInvite(consoleRequest(request).ctx.deps, request.params.token);
-    const body = html`${addressWarning(wrongAddress(request))}
-      <section class="card narrow" data-invite="${request.params.token}">
-        <p>You are invited to join as <strong>${invite.role}</strong>. Choose the name your team will see, then create a passkey on this device: it is how you sign in from now on.</p>
-        <p><label for="display-name">Your name</label><input id="display-name" name="displayName" maxlength="80" required autocomplete="name" /></p>
-        <button type="button" id="enroll-button" disabled>Create a passkey and join</button>
-        <p id="enroll-status" class="status" role="status" aria-live="polite"></p>
-      </section>`;
-    return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(renderPage({ title: 'Join the console', body }));
-  });
+  app.get(
+    '/console/invite/:token',
+    { schema: { hide: true, params: TokenParams } },
+    async (request, reply) => {
+      const invite = await findOpenInvite(consoleRequest(request).ctx.deps, request.params.token);
+      const body = html`${addressWarning(wrongAddress(request))}
+        <section class="card narrow" data-invite="${request.params.token}">
+          <p>
+            You are invited to join as <strong>${invite.role}</strong>. Choose the name your team will see,
+            then create a passkey on this device: it is how you sign in from now on.
+          </p>
+          <p>
+            <label for="display-name">Your name</label
+            ><input id="display-name" name="displayName" maxlength="80" required autocomplete="name" />
+          </p>
+          <button type="button" id="enroll-button" disabled>Create a passkey and join</button>
+          <p id="enroll-status" class="status" role="status" aria-live="polite"></p>
+        </section>`;
+      return reply
+        .header('cache-control', 'no-store')
+        .type('text/html; charset=utf-8')
+        .send(renderPage({ title: 'Join the console', body }));
+    },
+  );
 
   app.post('/console/api/sign-in/options', { schema: { hide: true } }, async (request) => {
     checkCsrf(request);
@@ -78,11 +99,18 @@ export function authRoutes(app: App): void {
   });
 
   app.post('/console/api/invite/:token/options', {
-    schema: { hide: true, params: TokenParams, body: Type.Object({ displayName: DisplayName }, { additionalProperties: false }) },
+    schema: {
+      hide: true,
+      params: TokenParams,
+      body: Type.Object({ displayName: DisplayName }, { additionalProperties: false }),
+    },
     handler: async (request) => {
       checkCsrf(request);
       const { ctx } = consoleRequest(request);
-      return startInviteEnrollment(ctx.deps, ctx.settings, { token: request.params.token, displayName: request.body.displayName });
+      return startInviteEnrollment(ctx.deps, ctx.settings, {
+        token: request.params.token,
+        displayName: request.body.displayName,
+      });
     },
   });
 
@@ -90,12 +118,22 @@ export function authRoutes(app: App): void {
     schema: {
       hide: true,
       params: TokenParams,
-      body: Type.Object({ displayName: DisplayName, registrationId: RegisterCredentialBody.properties.registrationId, credential: RegisterCredentialBody.properties.credential }, { additionalProperties: false }),
+      body: Type.Object(
+        {
+          displayName: DisplayName,
+          registrationId: RegisterCredentialBody.properties.registrationId,
+          credential: RegisterCredentialBody.properties.credential,
+        },
+        { additionalProperties: false },
+      ),
     },
     handler: async (request, reply) => {
       checkCsrf(request);
       const { ctx } = consoleRequest(request);
-      const { session } = await acceptInvite(ctx.deps, ctx.settings, { token: request.params.token, ...request.body });
+      const { session } = await acceptInvite(ctx.deps, ctx.settings, {
+        token: request.params.token,
+        ...request.body,
+      });
       setSessionCookie(reply, ctx.settings, session.token);
       return { signedIn: true };
     },

@@ -17,18 +17,27 @@ function row(view: View, c: Credential, canChange: boolean): SafeHtml {
     <th scope="row"><code>${c.id}</code></th>
     <td><code>${c.subject}</code></td>
     <td>${c.attestationFormat}</td>
-    <td>${c.backupEligible ? (c.backedUp ? 'backed up (synced passkey)' : 'can be backed up') : 'device-bound'}</td>
+    <td>
+      ${c.backupEligible ? (c.backedUp ? 'backed up (synced passkey)' : 'can be backed up') : 'device-bound'}
+    </td>
     <td>${when(c.createdAt)}</td>
     <td>${when(c.lastUsedAt)}</td>
     <td>${c.revokedAt ? badge('revoked', 'bad') : badge('active', 'ok')}</td>
-    <td>${canChange && !c.revokedAt ? plainForm(`/console/credentials/${c.id}/revoke`, view.csrf, `Revoke ${c.id}`, html``, 'danger') : ''}</td>
+    <td>
+      ${canChange && !c.revokedAt ? plainForm(`/console/credentials/${c.id}/revoke`, view.csrf, `Revoke ${c.id}`, html``, 'danger') : ''}
+    </td>
   </tr>`;
 }
 
 export function credentialPages(app: App): void {
   page(app, '/console/credentials', { querystring: SubjectQuery }, async ({ view, query }) => {
     const subject = query.subject ? query.subject : undefined;
-    const { items } = await listCredentials(view.ctx.deps, view.tenantId, { subject, includeRevoked: true }, { limit: 200 });
+    const { items } = await listCredentials(
+      view.ctx.deps,
+      view.tenantId,
+      { subject, includeRevoked: true },
+      { limit: 200 },
+    );
     const canChange = mayChange(view.signedIn.member.role, 'credentials');
     const body = html`<section class="card wide" aria-labelledby="cred-title">
       <h2 id="cred-title">Enrolled authenticators</h2>
@@ -36,20 +45,43 @@ export function credentialPages(app: App): void {
         <label>Subject <input name="subject" value="${subject ?? ''}" /></label>
         <button type="submit">Show credentials</button>
       </form>
-      ${items.length === 0
-        ? empty('No credentials match.')
-        : html`<div class="table-wrap"><table>
-            <thead><tr><th scope="col">Credential</th><th scope="col">Subject</th><th scope="col">Attestation</th><th scope="col">Backup</th><th scope="col">Enrolled</th><th scope="col">Last used</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
-            <tbody>${items.map((c) => row(view, c, canChange))}</tbody>
-          </table></div>`}
+      ${
+        items.length === 0
+          ? empty('No credentials match.')
+          : html`<div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Credential</th>
+                    <th scope="col">Subject</th>
+                    <th scope="col">Attestation</th>
+                    <th scope="col">Backup</th>
+                    <th scope="col">Enrolled</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Actions</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${items.map((c) => row(view, c, canChange))}
+                </tbody>
+              </table>
+            </div>`
+      }
       <p class="muted">A revoked credential's later assertions are denied (CREDENTIAL_REVOKED).</p>
     </section>`;
     return { title: 'Credentials', nav: '/console/credentials', body };
   });
 
-  action(app, '/console/credentials/:credentialId/revoke', { body: Form({}), params: CredentialParams }, 'credentials', async ({ view, params }) => {
-    const revoked = await revokeCredential(view.ctx.deps, view.tenantId, params.credentialId);
-    await audit(view, 'credential.revoke', revoked.id, { subject: revoked.subject });
-    return { redirect: `/console/credentials?subject=${encodeURIComponent(revoked.subject)}` };
-  });
+  action(
+    app,
+    '/console/credentials/:credentialId/revoke',
+    { body: Form({}), params: CredentialParams },
+    'credentials',
+    async ({ view, params }) => {
+      const revoked = await revokeCredential(view.ctx.deps, view.tenantId, params.credentialId);
+      await audit(view, 'credential.revoke', revoked.id, { subject: revoked.subject });
+      return { redirect: `/console/credentials?subject=${encodeURIComponent(revoked.subject)}` };
+    },
+  );
 }

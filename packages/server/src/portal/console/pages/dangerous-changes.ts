@@ -105,19 +105,31 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
     },
     execute: async (ctx, tenantId, target) => {
       const member = await removeMember(ctx.deps, ctx.settings, tenantId, target);
-      return { message: `${member.displayName} was removed; their sessions ended and passkeys were revoked.` };
+      return {
+        message: `${member.displayName} was removed; their sessions ended and passkeys were revoked.`,
+      };
     },
   },
 };
 
 /** The kind's definition and its validated parameters, or a problem naming the wrong field. */
-export function resolveChange(kind: string, params: unknown): { change: DangerousChange; params: Record<string, unknown> } {
+export function resolveChange(
+  kind: string,
+  params: unknown,
+): { change: DangerousChange; params: Record<string, unknown> } {
   const change = DANGEROUS_CHANGES[kind];
-  if (!change) throw new DomainError('invalid_request', `unknown change ${kind}`, [{ field: '/kind', message: 'unknown' }]);
+  if (!change)
+    throw new DomainError('invalid_request', `unknown change ${kind}`, [
+      { field: '/kind', message: 'unknown' },
+    ]);
   const errors = [...Value.Errors(change.params, params)];
   if (errors.length > 0) {
     const fields = errors.map((e) => ({ field: `/params${e.path}`, message: e.message }));
-    throw new DomainError('invalid_request', fields.map((f) => `${f.field}: ${f.message}`).join('; '), fields);
+    throw new DomainError(
+      'invalid_request',
+      fields.map((f) => `${f.field}: ${f.message}`).join('; '),
+      fields,
+    );
   }
   return { change, params: params as Record<string, unknown> };
 }

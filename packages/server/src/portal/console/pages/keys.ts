@@ -28,8 +28,10 @@ function keyRow(view: View, k: ApiKey, canChange: boolean): SafeHtml {
           target: k.keyId,
           label: `Rotate ${k.name}`,
           csrf: view.csrf,
-          fields: html`<label class="compact">Old key works for (seconds)
-            <input type="number" name="graceSeconds" value="86400" min="0" max="2592000" required /></label>`,
+          fields: html`<label class="compact"
+            >Old key works for (seconds)
+            <input type="number" name="graceSeconds" value="86400" min="0" max="2592000" required
+          /></label>`,
         })}
         ${dangerForm({ kind: 'api-key.revoke', target: k.keyId, label: `Revoke ${k.name}`, csrf: view.csrf })}`
       : '';
@@ -54,7 +56,8 @@ function createForm(view: View): SafeHtml {
         <legend>Scopes (grant only what the caller needs)</legend>
         <div class="checks">
           ${SCOPES.map(
-            (s) => html`<label><input type="checkbox" name="scopes" value="${s}" /> <code>${s}</code></label>`,
+            (s) =>
+              html`<label><input type="checkbox" name="scopes" value="${s}" /> <code>${s}</code></label>`,
           )}
         </div>
       </fieldset>
@@ -69,23 +72,50 @@ async function keysBody(view: View, created?: SafeHtml): Promise<SafeHtml> {
   return html`${created ?? ''}
     <section class="card wide" aria-labelledby="keys-title">
       <h2 id="keys-title">Keys</h2>
-      ${keys.length === 0
-        ? empty('No API keys.')
-        : html`<div class="table-wrap"><table>
-            <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
-            <tbody>${keys.map((k) => keyRow(view, k, canChange))}</tbody>
-          </table></div>`}
+      ${
+        keys.length === 0
+          ? empty('No API keys.')
+          : html`<div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Prefix</th>
+                    <th scope="col">Scopes</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Actions</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${keys.map((k) => keyRow(view, k, canChange))}
+                </tbody>
+              </table>
+            </div>`
+      }
       <p class="muted">Rotating or revoking a key asks for your passkey.</p>
     </section>
     ${canChange ? createForm(view) : ''}`;
 }
 
 export function keyPages(app: App): void {
-  page(app, '/console/keys', {}, async ({ view }) => ({ title: 'API keys', nav: '/console/keys', body: await keysBody(view) }));
+  page(app, '/console/keys', {}, async ({ view }) => ({
+    title: 'API keys',
+    nav: '/console/keys',
+    body: await keysBody(view),
+  }));
 
   action(app, '/console/keys', { body: CreateKeyForm }, 'keys', async ({ view, body }) => {
-    const { key, secret } = await createApiKey(view.ctx.deps, view.tenantId, { name: body.name, scopes: body.scopes });
+    const { key, secret } = await createApiKey(view.ctx.deps, view.tenantId, {
+      name: body.name,
+      scopes: body.scopes,
+    });
     await audit(view, 'api-key.create', key.keyId, { name: key.name, scopes: key.scopes });
-    return { title: 'API keys', nav: '/console/keys', body: await keysBody(view, secretOnce(`API key ${key.name}`, secret)) };
+    return {
+      title: 'API keys',
+      nav: '/console/keys',
+      body: await keysBody(view, secretOnce(`API key ${key.name}`, secret)),
+    };
   });
 }

@@ -21,8 +21,12 @@ async function memberCard(view: View, m: MemberRecord, owner: boolean): Promise<
     <p><strong>${m.displayName}</strong> · ${m.role}${self ? ' (you)' : ''} · joined ${when(m.createdAt)}</p>
     <ul class="plain">
       ${passkeys.map(
-        (p) => html`<li>Passkey <code>${p.id}</code> · ${p.backedUp ? 'synced' : 'device-bound'} · last used ${when(p.lastUsedAt)}
-          ${owner && passkeys.length > 1 ? plainForm(`/console/members/${m.id}/passkeys/${p.id}/remove`, view.csrf, `Remove passkey ${p.id}`, html``, 'danger') : ''}</li>`,
+        (p) =>
+          html`<li>
+            Passkey <code>${p.id}</code> · ${p.backedUp ? 'synced' : 'device-bound'} · last used
+            ${when(p.lastUsedAt)}
+            ${owner && passkeys.length > 1 ? plainForm(`/console/members/${m.id}/passkeys/${p.id}/remove`, view.csrf, `Remove passkey ${p.id}`, html``, 'danger') : ''}
+          </li>`,
       )}
     </ul>
     ${owner && !self ? dangerForm({ kind: 'member.remove', target: m.id, label: `Remove ${m.displayName}`, csrf: view.csrf }) : ''}
@@ -38,20 +42,33 @@ async function membersBody(view: View, shown?: SafeHtml): Promise<SafeHtml> {
   return html`${shown ?? ''}
     <section class="card wide" aria-labelledby="members-title">
       <h2 id="members-title">Members</h2>
-      <ul class="members">${cards}</ul>
+      <ul class="members">
+        ${cards}
+      </ul>
     </section>
     <section class="card wide" aria-labelledby="invites-title">
       <h2 id="invites-title">Open invites</h2>
-      ${invites.length === 0
-        ? html`<p class="muted">No open invites.</p>`
-        : html`<ul class="plain">${invites.map((i) => html`<li>${i.role} · made ${when(i.createdAt)} · valid until ${when(i.expiresAt)}</li>`)}</ul>`}
-      ${owner
-        ? html`<form method="post" action="/console/members/invites" class="search">
-            ${csrfField(view.csrf)}
-            <label>Role <select name="role">${CONSOLE_ROLES.map((r) => html`<option value="${r}" ${r === 'developer' ? html`selected` : ''}>${r}</option>`)}</select></label>
-            <button type="submit">Create an invite link</button>
-          </form>`
-        : ''}
+      ${
+        invites.length === 0
+          ? html`<p class="muted">No open invites.</p>`
+          : html`<ul class="plain">
+              ${invites.map((i) => html`<li>${i.role} · made ${when(i.createdAt)} · valid until ${when(i.expiresAt)}</li>`)}
+            </ul>`
+      }
+      ${
+        owner
+          ? html`<form method="post" action="/console/members/invites" class="search">
+              ${csrfField(view.csrf)}
+              <label
+                >Role
+                <select name="role">
+                  ${CONSOLE_ROLES.map((r) => html`<option value="${r}" ${r === 'developer' ? html`selected` : ''}>${r}</option>`)}
+                </select></label
+              >
+              <button type="submit">Create an invite link</button>
+            </form>`
+          : ''
+      }
     </section>
     <section class="card wide" aria-labelledby="sessions-title">
       <h2 id="sessions-title">Your sessions</h2>
@@ -60,17 +77,35 @@ async function membersBody(view: View, shown?: SafeHtml): Promise<SafeHtml> {
 }
 
 export function memberPages(app: App): void {
-  page(app, '/console/members', {}, async ({ view }) => ({ title: 'Members', nav: '/console/members', body: await membersBody(view) }));
+  page(app, '/console/members', {}, async ({ view }) => ({
+    title: 'Members',
+    nav: '/console/members',
+    body: await membersBody(view),
+  }));
 
   action(app, '/console/members/invites', { body: InviteForm }, 'members', async ({ view, body }) => {
-    const { invite, inviteUrl } = await createInvite(view.ctx.deps, view.ctx.settings, { tenantId: view.tenantId, role: body.role, createdBy: view.signedIn.member.id });
+    const { invite, inviteUrl } = await createInvite(view.ctx.deps, view.ctx.settings, {
+      tenantId: view.tenantId,
+      role: body.role,
+      createdBy: view.signedIn.member.id,
+    });
     await audit(view, 'member.invite', invite.id, { role: invite.role });
-    return { title: 'Members', nav: '/console/members', body: await membersBody(view, secretOnce(`Invite link for a new ${invite.role}`, inviteUrl)) };
+    return {
+      title: 'Members',
+      nav: '/console/members',
+      body: await membersBody(view, secretOnce(`Invite link for a new ${invite.role}`, inviteUrl)),
+    };
   });
 
-  action(app, '/console/members/:memberId/passkeys/:credentialId/remove', { body: Form({}), params: PasskeyParams }, 'members', async ({ view, params }) => {
-    await removeMemberPasskey(view.ctx.deps, view.ctx.settings, view.tenantId, params);
-    await audit(view, 'member.passkey.remove', params.memberId, { credentialId: params.credentialId });
-    return { redirect: '/console/members' };
-  });
+  action(
+    app,
+    '/console/members/:memberId/passkeys/:credentialId/remove',
+    { body: Form({}), params: PasskeyParams },
+    'members',
+    async ({ view, params }) => {
+      await removeMemberPasskey(view.ctx.deps, view.ctx.settings, view.tenantId, params);
+      await audit(view, 'member.passkey.remove', params.memberId, { credentialId: params.credentialId });
+      return { redirect: '/console/members' };
+    },
+  );
 }

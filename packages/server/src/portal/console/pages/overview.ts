@@ -28,7 +28,10 @@ async function usageCard(view: View): Promise<{ card: SafeHtml; attention: strin
     <h2 id="usage-title">Usage in ${period.label}</h2>
     <p class="big">${used} <span class="muted">challenges of ${quota ?? 'unlimited'}</span></p>
     ${quota ? html`<meter min="0" max="${quota}" value="${used}" aria-label="Challenges used of the quota">${share}%</meter>` : ''}
-    <p class="muted">Plan ${plan.name} · verified ${usage.totals['presence.verified']} · denied ${usage.totals['presence.denied']}</p>
+    <p class="muted">
+      Plan ${plan.name} · verified ${usage.totals['presence.verified']} · denied
+      ${usage.totals['presence.denied']}
+    </p>
   </section>`;
   return { card, attention };
 }
@@ -47,8 +50,16 @@ async function decisionsChart(view: View): Promise<SafeHtml> {
       title: 'Verified and denied presence checks per day',
       labels: usage.series.map((s) => s.start.slice(5, 10)),
       series: [
-        { label: 'verified', className: 'verified', values: usage.series.map((s) => s.totals['presence.verified']) },
-        { label: 'denied', className: 'denied', values: usage.series.map((s) => s.totals['presence.denied']) },
+        {
+          label: 'verified',
+          className: 'verified',
+          values: usage.series.map((s) => s.totals['presence.verified']),
+        },
+        {
+          label: 'denied',
+          className: 'denied',
+          values: usage.series.map((s) => s.totals['presence.denied']),
+        },
       ],
     })}
   </section>`;
@@ -61,17 +72,35 @@ async function webhookHealth(view: View): Promise<{ card: SafeHtml; attention: s
   const rows: SafeHtml[] = [];
   let oldest: string | undefined;
   for (const e of endpoints) {
-    const pending = await listWebhookDeliveries(deps, view.tenantId, e.id, { status: 'pending' }, { limit: 100 });
+    const pending = await listWebhookDeliveries(
+      deps,
+      view.tenantId,
+      e.id,
+      { status: 'pending' },
+      { limit: 100 },
+    );
     const last = pending.items.at(-1)?.createdAt;
     if (last !== undefined && (oldest === undefined || last < oldest)) oldest = last;
-    if (!e.enabled) attention.push(`Webhook endpoint ${e.url} is disabled: ${e.disabledReason ?? 'by a member'}.`);
-    else if (e.failingSince) attention.push(`Webhook endpoint ${e.url} has been failing since ${when(e.failingSince)}.`);
-    const state = !e.enabled ? badge('disabled', 'bad') : e.failingSince ? badge('failing', 'warn') : badge('healthy', 'ok');
+    if (!e.enabled)
+      attention.push(`Webhook endpoint ${e.url} is disabled: ${e.disabledReason ?? 'by a member'}.`);
+    else if (e.failingSince)
+      attention.push(`Webhook endpoint ${e.url} has been failing since ${when(e.failingSince)}.`);
+    const state = !e.enabled
+      ? badge('disabled', 'bad')
+      : e.failingSince
+        ? badge('failing', 'warn')
+        : badge('healthy', 'ok');
     rows.push(html`<li><a href="/console/webhooks/${e.id}">${e.url}</a> ${state}</li>`);
   }
   const card = html`<section class="card" aria-labelledby="hooks-title">
     <h2 id="hooks-title">Webhook health</h2>
-    ${rows.length === 0 ? html`<p class="muted">No endpoints yet. <a href="/console/webhooks">Add one</a>.</p>` : html`<ul class="plain">${rows}</ul>`}
+    ${
+      rows.length === 0
+        ? html`<p class="muted">No endpoints yet. <a href="/console/webhooks">Add one</a>.</p>`
+        : html`<ul class="plain">
+            ${rows}
+          </ul>`
+    }
     <p class="muted">Oldest undelivered event: ${oldest ? when(oldest) : 'none'}</p>
   </section>`;
   return { card, attention };
@@ -79,13 +108,21 @@ async function webhookHealth(view: View): Promise<{ card: SafeHtml; attention: s
 
 export function overviewRoutes(app: App): void {
   page(app, '/console', {}, async ({ view }) => {
-    const [usage, chart, hooks] = await Promise.all([usageCard(view), decisionsChart(view), webhookHealth(view)]);
+    const [usage, chart, hooks] = await Promise.all([
+      usageCard(view),
+      decisionsChart(view),
+      webhookHealth(view),
+    ]);
     const attention = [...usage.attention, ...hooks.attention];
     const body = html`<section class="card wide" aria-labelledby="attention-title">
         <h2 id="attention-title">Needs attention</h2>
-        ${attention.length === 0
-          ? html`<p class="muted">Nothing needs attention.</p>`
-          : html`<ul class="attention">${attention.map((a) => html`<li>${a}</li>`)}</ul>`}
+        ${
+          attention.length === 0
+            ? html`<p class="muted">Nothing needs attention.</p>`
+            : html`<ul class="attention">
+                ${attention.map((a) => html`<li>${a}</li>`)}
+              </ul>`
+        }
       </section>
       <div class="grid">${usage.card} ${hooks.card}</div>
       ${chart}`;

@@ -10,7 +10,8 @@ import { dangerForm, when } from '../widgets.js';
 function flatten(value: unknown, path = ''): Map<string, string> {
   const out = new Map<string, string>();
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    for (const [k, v] of Object.entries(value)) for (const [p, s] of flatten(v, `${path}.${k}`)) out.set(p, s);
+    for (const [k, v] of Object.entries(value))
+      for (const [p, s] of flatten(v, `${path}.${k}`)) out.set(p, s);
   } else out.set(path.slice(1), JSON.stringify(value));
   return out;
 }
@@ -22,7 +23,10 @@ function diff(older: PolicyRules, newer: PolicyRules): SafeHtml {
   if (keys.length === 0) return html`<p class="muted">No difference in the rules.</p>`;
   return html`<ul class="diff">
     ${keys.map(
-      (k) => html`<li><code>${k}</code>: <del>${a.get(k) ?? '(absent)'}</del> → <ins>${b.get(k) ?? '(absent)'}</ins></li>`,
+      (k) =>
+        html`<li>
+          <code>${k}</code>: <del>${a.get(k) ?? '(absent)'}</del> → <ins>${b.get(k) ?? '(absent)'}</ins>
+        </li>`,
     )}
   </ul>`;
 }
@@ -45,14 +49,18 @@ function editable(rules: PolicyRules) {
 function editForm(view: View, current: PolicyVersion): SafeHtml {
   return html`<section class="card wide" aria-labelledby="edit-title">
     <h2 id="edit-title">Change the policy</h2>
-    <p>Edit the JSON body of <code>PUT /v1/policy</code>. It is checked against the same schema as the API; the change applies only after your passkey approves it, and makes a new version.</p>
+    <p>
+      Edit the JSON body of <code>PUT /v1/policy</code>. It is checked against the same schema as the API; the
+      change applies only after your passkey approves it, and makes a new version.
+    </p>
     ${dangerForm({
       kind: 'policy.change',
       target: 'policy',
       label: 'Approve and save a new policy version',
       csrf: view.csrf,
       fields: html`<label for="policy-json">Policy JSON</label>
-        <textarea id="policy-json" name="policy" rows="18" spellcheck="false" data-json>${JSON.stringify(editable(current.rules), null, 2)}</textarea>`,
+        <textarea id="policy-json" name="policy" rows="18" spellcheck="false" data-json>
+${JSON.stringify(editable(current.rules), null, 2)}</textarea>`,
     })}
   </section>`;
 }
@@ -71,10 +79,11 @@ export function policyPages(app: App): void {
         <h2 id="history-title">History</h2>
         <ol class="history">
           ${versions.map(
-            (v, i) => html`<li>
-              <strong>Version ${v.version}</strong> · ${when(v.createdAt)} · <code>${v.policyId}</code>
-              ${versions[i + 1] ? diff(versions[i + 1]!.rules, v.rules) : html`<p class="muted">The first version.</p>`}
-            </li>`,
+            (v, i) =>
+              html`<li>
+                <strong>Version ${v.version}</strong> · ${when(v.createdAt)} · <code>${v.policyId}</code>
+                ${versions[i + 1] ? diff(versions[i + 1]!.rules, v.rules) : html`<p class="muted">The first version.</p>`}
+              </li>`,
           )}
         </ol>
       </section>`;

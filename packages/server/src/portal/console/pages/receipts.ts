@@ -82,12 +82,26 @@ async function searchPage(view: View, q: Record<string, string | undefined>) {
   const body = html`${searchForm(q, view.ctx.deps.clock.now())}
     <section class="card wide" aria-labelledby="results-title">
       <h2 id="results-title">Receipts (newest first)</h2>
-      ${result.items.length === 0
-        ? empty('No receipt matches.')
-        : html`<div class="table-wrap"><table id="receipt-results">
-            <thead><tr><th scope="col">Receipt</th><th scope="col">Issued</th><th scope="col">Subject</th><th scope="col">Action hash</th><th scope="col">Purpose</th></tr></thead>
-            <tbody>${result.items.map(receiptRow)}</tbody>
-          </table></div>`}
+      ${
+        result.items.length === 0
+          ? empty('No receipt matches.')
+          : html`<div class="table-wrap">
+              <table id="receipt-results">
+                <thead>
+                  <tr>
+                    <th scope="col">Receipt</th>
+                    <th scope="col">Issued</th>
+                    <th scope="col">Subject</th>
+                    <th scope="col">Action hash</th>
+                    <th scope="col">Purpose</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${result.items.map(receiptRow)}
+                </tbody>
+              </table>
+            </div>`
+      }
       ${result.next ? html`<p class="muted">Showing the newest 100; narrow the search to see others.</p>` : ''}
     </section>`;
   return { title: 'Receipts', nav: '/console/receipts', body };
@@ -95,25 +109,43 @@ async function searchPage(view: View, q: Record<string, string | undefined>) {
 
 async function receiptPage(view: View, receiptId: string) {
   const signed = await getReceipt(view.ctx.deps, view.tenantId, receiptId);
-  const report = await checkReceipt(view.ctx.deps, view.tenantId, { receiptId, receiptHashHex: signed.receiptHashHex });
+  const report = await checkReceipt(view.ctx.deps, view.tenantId, {
+    receiptId,
+    receiptHashHex: signed.receiptHashHex,
+  });
   const fields = Object.entries(signed.receipt).map(
-    ([k, v]) => html`<dt>${k}</dt><dd><code class="wrap">${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)}</code></dd>`,
+    ([k, v]) =>
+      html`<dt>${k}</dt>
+        <dd>
+          <code class="wrap">${typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)}</code>
+        </dd>`,
   );
   const body = html`<section class="card wide" aria-labelledby="checks-title">
-      <h2 id="checks-title">Offline checks ${report.valid ? badge('all passed', 'ok') : badge('failed', 'bad')}</h2>
+      <h2 id="checks-title">
+        Offline checks ${report.valid ? badge('all passed', 'ok') : badge('failed', 'bad')}
+      </h2>
       <ul class="checks-list" id="receipt-checks">
         ${Object.entries(report.checks).map(
-          ([name, c]) => html`<li data-check="${name}" data-ok="${c.ok ? 'true' : 'false'}">${c.ok ? badge('pass', 'ok') : badge('fail', 'bad')} <strong>${name}</strong>: ${c.detail}</li>`,
+          ([name, c]) =>
+            html`<li data-check="${name}" data-ok="${c.ok ? 'true' : 'false'}">
+              ${c.ok ? badge('pass', 'ok') : badge('fail', 'bad')} <strong>${name}</strong>: ${c.detail}
+            </li>`,
         )}
       </ul>
       <p class="muted">Run now with the SDK's offline verifier against the published service keys.</p>
-      <p><a href="/console/receipts/${receiptId}/json" download="${receiptId}.json">Download the receipt as JSON</a></p>
+      <p>
+        <a href="/console/receipts/${receiptId}/json" download="${receiptId}.json"
+          >Download the receipt as JSON</a
+        >
+      </p>
     </section>
     <section class="card wide" aria-labelledby="fields-title">
       <h2 id="fields-title">Every field</h2>
       <dl class="facts">
-        <dt>receiptHashHex</dt><dd><code class="wrap">${signed.receiptHashHex}</code></dd>
-        <dt>signature</dt><dd><code class="wrap">${JSON.stringify(signed.signature)}</code></dd>
+        <dt>receiptHashHex</dt>
+        <dd><code class="wrap">${signed.receiptHashHex}</code></dd>
+        <dt>signature</dt>
+        <dd><code class="wrap">${JSON.stringify(signed.signature)}</code></dd>
         ${fields}
       </dl>
     </section>`;
@@ -121,28 +153,44 @@ async function receiptPage(view: View, receiptId: string) {
 }
 
 export function receiptPages(app: App): void {
-  page(app, '/console/receipts', { querystring: SearchQuery }, async ({ view, query }) => searchPage(view, query));
-  page(app, '/console/receipts/:receiptId', { params: ReceiptParams }, async ({ view, params }) => receiptPage(view, params.receiptId));
+  page(app, '/console/receipts', { querystring: SearchQuery }, async ({ view, query }) =>
+    searchPage(view, query),
+  );
+  page(app, '/console/receipts/:receiptId', { params: ReceiptParams }, async ({ view, params }) =>
+    receiptPage(view, params.receiptId),
+  );
 
-  app.get('/console/receipts/:receiptId/json', { schema: { hide: true, params: ReceiptParams } }, async (request, reply) => {
-    const { member } = memberOf(request);
-    const signed = await getReceipt(consoleRequest(request).ctx.deps, member.tenantId, request.params.receiptId);
-    return reply
-      .header('content-disposition', `attachment; filename="${signed.receipt.receiptId}.json"`)
-      .type('application/json')
-      .send(JSON.stringify(signed, null, 2));
-  });
+  app.get(
+    '/console/receipts/:receiptId/json',
+    { schema: { hide: true, params: ReceiptParams } },
+    async (request, reply) => {
+      const { member } = memberOf(request);
+      const signed = await getReceipt(
+        consoleRequest(request).ctx.deps,
+        member.tenantId,
+        request.params.receiptId,
+      );
+      return reply
+        .header('content-disposition', `attachment; filename="${signed.receipt.receiptId}.json"`)
+        .type('application/json')
+        .send(JSON.stringify(signed, null, 2));
+    },
+  );
 
-  app.get('/console/receipts/export', { schema: { hide: true, querystring: ExportQuery } }, async (request, reply) => {
-    const { member } = memberOf(request);
-    requirePermission(member, 'exports');
-    const controller = new AbortController();
-    const pack = await startExport(
-      consoleRequest(request).ctx.deps,
-      member.tenantId,
-      { query: { from: iso(request.query.from)!, to: iso(request.query.to)! }, apiKeyId: null },
-      { signal: controller.signal },
-    );
-    return sendExportPack(reply, pack, controller);
-  });
+  app.get(
+    '/console/receipts/export',
+    { schema: { hide: true, querystring: ExportQuery } },
+    async (request, reply) => {
+      const { member } = memberOf(request);
+      requirePermission(member, 'exports');
+      const controller = new AbortController();
+      const pack = await startExport(
+        consoleRequest(request).ctx.deps,
+        member.tenantId,
+        { query: { from: iso(request.query.from)!, to: iso(request.query.to)! }, apiKeyId: null },
+        { signal: controller.signal },
+      );
+      return sendExportPack(reply, pack, controller);
+    },
+  );
 }

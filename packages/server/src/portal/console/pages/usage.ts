@@ -32,7 +32,10 @@ function money(minor: string, exponent: number): string {
 function rangeOf(granularity: keyof typeof SPAN, now: number): { from: number; to: number } {
   if (granularity === 'month') {
     const d = new Date(bucketStart('month', now));
-    return { from: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 11, 1), to: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) };
+    return {
+      from: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 11, 1),
+      to: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
+    };
   }
   const to = bucketStart(granularity, now) + STEP[granularity];
   return { from: to - SPAN[granularity] * STEP[granularity], to };
@@ -50,30 +53,68 @@ function invoiceRow(i: Invoice): SafeHtml {
 async function usageBody(view: View, granularity: keyof typeof SPAN, meter: (typeof METERS)[number]) {
   const { deps } = view.ctx;
   const { from, to } = rangeOf(granularity, deps.clock.now());
-  const usage = await getUsage(deps, view.tenantId, { from: new Date(from).toISOString(), to: new Date(to).toISOString(), granularity });
+  const usage = await getUsage(deps, view.tenantId, {
+    from: new Date(from).toISOString(),
+    to: new Date(to).toISOString(),
+    granularity,
+  });
   const invoices = await listInvoices(deps, view.tenantId, {}, { limit: 24 });
-  const label = (s: string) => (granularity === 'hour' ? s.slice(11, 16) : granularity === 'day' ? s.slice(5, 10) : s.slice(0, 7));
+  const label = (s: string) =>
+    granularity === 'hour' ? s.slice(11, 16) : granularity === 'day' ? s.slice(5, 10) : s.slice(0, 7);
   return html`<section class="card wide" aria-labelledby="usage-title">
       <h2 id="usage-title">Usage</h2>
       <form method="get" action="/console/usage" class="search">
-        <label>Meter <select name="meter">${METERS.map((m) => html`<option value="${m}" ${m === meter ? html`selected` : ''}>${m}</option>`)}</select></label>
-        <label>Granularity <select name="granularity">${GRANULARITIES.map((g) => html`<option value="${g}" ${g === granularity ? html`selected` : ''}>${g}</option>`)}</select></label>
+        <label
+          >Meter
+          <select name="meter">
+            ${METERS.map((m) => html`<option value="${m}" ${m === meter ? html`selected` : ''}>${m}</option>`)}
+          </select></label
+        >
+        <label
+          >Granularity
+          <select name="granularity">
+            ${GRANULARITIES.map((g) => html`<option value="${g}" ${g === granularity ? html`selected` : ''}>${g}</option>`)}
+          </select></label
+        >
         <button type="submit">Show usage</button>
       </form>
       ${barChart({ title: `${meter} per ${granularity}`, labels: usage.series.map((s) => label(s.start)), series: [{ label: meter, className: 'verified', values: usage.series.map((s) => s.totals[meter]) }] })}
       <table class="totals">
-        <caption>Totals from ${usage.from.slice(0, 10)} to ${usage.to.slice(0, 10)}</caption>
-        <tbody>${METERS.map((m) => html`<tr><th scope="row">${m}</th><td class="num">${usage.totals[m]}</td></tr>`)}</tbody>
+        <caption>
+          Totals from ${usage.from.slice(0, 10)} to ${usage.to.slice(0, 10)}
+        </caption>
+        <tbody>
+          ${METERS.map(
+            (m) =>
+              html`<tr>
+                <th scope="row">${m}</th>
+                <td class="num">${usage.totals[m]}</td>
+              </tr>`,
+          )}
+        </tbody>
       </table>
     </section>
     <section class="card wide" aria-labelledby="invoices-title">
       <h2 id="invoices-title">Invoices</h2>
-      ${invoices.items.length === 0
-        ? empty('No invoices yet.')
-        : html`<div class="table-wrap"><table id="invoices">
-            <thead><tr><th scope="col">Invoice</th><th scope="col">Period</th><th scope="col">Status</th><th scope="col">Total</th></tr></thead>
-            <tbody>${invoices.items.map(invoiceRow)}</tbody>
-          </table></div>`}
+      ${
+        invoices.items.length === 0
+          ? empty('No invoices yet.')
+          : html`<div class="table-wrap">
+              <table id="invoices">
+                <thead>
+                  <tr>
+                    <th scope="col">Invoice</th>
+                    <th scope="col">Period</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Total</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${invoices.items.map(invoiceRow)}
+                </tbody>
+              </table>
+            </div>`
+      }
     </section>`;
 }
 
@@ -85,14 +126,22 @@ export function usagePages(app: App): void {
   }));
 
   // The printable invoice document itself, under its own strict CSP (one hashed stylesheet, no script).
-  app.get('/console/invoices/:invoiceId', { schema: { hide: true, params: InvoiceParams } }, async (request, reply) => {
-    if (!consoleRequest(request).signedIn) return reply.redirect('/console/sign-in', 303);
-    const { member } = memberOf(request);
-    const { invoice, customerName } = await getInvoiceDocument(consoleRequest(request).ctx.deps, member.tenantId, request.params.invoiceId);
-    return reply
-      .header('content-security-policy', INVOICE_HTML_CSP)
-      .header('cache-control', 'no-store')
-      .type('text/html; charset=utf-8')
-      .send(renderInvoiceHtml(invoice, customerName));
-  });
+  app.get(
+    '/console/invoices/:invoiceId',
+    { schema: { hide: true, params: InvoiceParams } },
+    async (request, reply) => {
+      if (!consoleRequest(request).signedIn) return reply.redirect('/console/sign-in', 303);
+      const { member } = memberOf(request);
+      const { invoice, customerName } = await getInvoiceDocument(
+        consoleRequest(request).ctx.deps,
+        member.tenantId,
+        request.params.invoiceId,
+      );
+      return reply
+        .header('content-security-policy', INVOICE_HTML_CSP)
+        .header('cache-control', 'no-store')
+        .type('text/html; charset=utf-8')
+        .send(renderInvoiceHtml(invoice, customerName));
+    },
+  );
 }

@@ -7,7 +7,10 @@ import {
   redeliverWebhook,
   sendTestWebhook,
 } from '../../../domain/webhooks/manage-webhook-deliveries.js';
-import { getWebhookEndpoint, updateWebhookEndpoint } from '../../../domain/webhooks/manage-webhook-endpoints.js';
+import {
+  getWebhookEndpoint,
+  updateWebhookEndpoint,
+} from '../../../domain/webhooks/manage-webhook-endpoints.js';
 import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
 import { action, audit, Form, page, type View } from '../routes.js';
@@ -26,11 +29,12 @@ function attempts(d: WebhookDelivery): SafeHtml {
   if (d.attempts.length === 0) return html`<span class="muted">no attempt yet</span>`;
   return html`<ol class="attempts">
     ${d.attempts.map(
-      (a) => html`<li>
-        #${a.attempt} ${when(a.startedAt)} · ${a.statusCode ?? 'no response'} · ${a.durationMs} ms
-        ${a.error ? html`· <span class="bad-text">${a.error}</span>` : ''}
-        ${a.responseSnippet ? html`<pre class="snippet">${a.responseSnippet}</pre>` : ''}
-      </li>`,
+      (a) =>
+        html`<li>
+          #${a.attempt} ${when(a.startedAt)} · ${a.statusCode ?? 'no response'} · ${a.durationMs} ms
+          ${a.error ? html`· <span class="bad-text">${a.error}</span>` : ''}
+          ${a.responseSnippet ? html`<pre class="snippet">${a.responseSnippet}</pre>` : ''}
+        </li>`,
     )}
   </ol>`;
 }
@@ -42,7 +46,9 @@ function deliveryRow(view: View, e: WebhookEndpoint, d: WebhookDelivery, canChan
     <td>${badge(d.status, kind)}</td>
     <td>${when(d.createdAt)}</td>
     <td>${attempts(d)}</td>
-    <td>${canChange && e.enabled ? plainForm(`/console/webhooks/${e.id}/deliveries/${d.id}/redeliver`, view.csrf, `Redeliver ${d.id}`) : ''}</td>
+    <td>
+      ${canChange && e.enabled ? plainForm(`/console/webhooks/${e.id}/deliveries/${d.id}/redeliver`, view.csrf, `Redeliver ${d.id}`) : ''}
+    </td>
   </tr>`;
 }
 
@@ -56,8 +62,14 @@ function controls(view: View, e: WebhookEndpoint): SafeHtml {
     </div>
     <form method="post" action="${base}/recover" class="inline-form">
       <input type="hidden" name="_csrf" value="${view.csrf}" />
-      <label class="compact">Failed since (UTC)
-        <input type="datetime-local" name="since" required value="${new Date(view.ctx.deps.clock.now() - 86_400_000).toISOString().slice(0, 16)}" /></label>
+      <label class="compact"
+        >Failed since (UTC)
+        <input
+          type="datetime-local"
+          name="since"
+          required
+          value="${new Date(view.ctx.deps.clock.now() - 86_400_000).toISOString().slice(0, 16)}"
+      /></label>
       <button type="submit" class="secondary">Recover failed deliveries</button>
     </form>
     <h3>Needs your passkey</h3>
@@ -67,8 +79,10 @@ function controls(view: View, e: WebhookEndpoint): SafeHtml {
         target: e.id,
         label: 'Rotate signing secret',
         csrf: view.csrf,
-        fields: html`<label class="compact">Old secret also signs for (seconds)
-          <input type="number" name="overlapSeconds" value="86400" min="0" max="604800" required /></label>`,
+        fields: html`<label class="compact"
+          >Old secret also signs for (seconds)
+          <input type="number" name="overlapSeconds" value="86400" min="0" max="604800" required
+        /></label>`,
       })}
       ${dangerForm({ kind: 'webhook.delete', target: e.id, label: 'Delete endpoint', csrf: view.csrf })}
     </div>
@@ -82,52 +96,99 @@ async function endpointPage(view: View, id: string) {
   const body = html`<section class="card wide" aria-labelledby="endpoint-title">
       <h2 id="endpoint-title">Endpoint</h2>
       <dl class="facts">
-        <dt>URL</dt><dd><code>${e.url}</code></dd>
-        <dt>State</dt><dd>${endpointState(e)}</dd>
-        <dt>Events</dt><dd>${e.events.join(', ')}</dd>
-        <dt>Secret created</dt><dd>${when(e.secretCreatedAt)}${e.previousSecretExpiresAt ? html` (previous secret signs until ${when(e.previousSecretExpiresAt)})` : ''}</dd>
-        <dt>Id</dt><dd><code>${e.id}</code></dd>
+        <dt>URL</dt>
+        <dd><code>${e.url}</code></dd>
+        <dt>State</dt>
+        <dd>${endpointState(e)}</dd>
+        <dt>Events</dt>
+        <dd>${e.events.join(', ')}</dd>
+        <dt>Secret created</dt>
+        <dd>
+          ${when(e.secretCreatedAt)}${e.previousSecretExpiresAt ? html` (previous secret signs until ${when(e.previousSecretExpiresAt)})` : ''}
+        </dd>
+        <dt>Id</dt>
+        <dd><code>${e.id}</code></dd>
       </dl>
     </section>
     ${canChange ? controls(view, e) : ''}
     <section class="card wide" aria-labelledby="log-title">
       <h2 id="log-title">Delivery log</h2>
-      ${deliveries.length === 0
-        ? empty('No deliveries yet.')
-        : html`<div class="table-wrap"><table id="delivery-log">
-            <thead><tr><th scope="col">Delivery</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Attempts</th><th scope="col">Actions</th></tr></thead>
-            <tbody>${deliveries.map((d) => deliveryRow(view, e, d, canChange))}</tbody>
-          </table></div>`}
+      ${
+        deliveries.length === 0
+          ? empty('No deliveries yet.')
+          : html`<div class="table-wrap">
+              <table id="delivery-log">
+                <thead>
+                  <tr>
+                    <th scope="col">Delivery</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Attempts</th>
+                    <th scope="col">Actions</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${deliveries.map((d) => deliveryRow(view, e, d, canChange))}
+                </tbody>
+              </table>
+            </div>`
+      }
       <p><a href="/console/webhooks/${e.id}">Refresh the log</a></p>
     </section>`;
   return { title: `Webhook endpoint`, nav: '/console/webhooks', body };
 }
 
 export function webhookEndpointPages(app: App): void {
-  page(app, '/console/webhooks/:id', { params: EndpointParams }, async ({ view, params }) => endpointPage(view, params.id));
+  page(app, '/console/webhooks/:id', { params: EndpointParams }, async ({ view, params }) =>
+    endpointPage(view, params.id),
+  );
 
   const back = (id: string) => ({ redirect: `/console/webhooks/${id}` });
-  action(app, '/console/webhooks/:id/test', { body: Empty, params: EndpointParams }, 'webhooks', async ({ view, params }) => {
-    const delivery = await sendTestWebhook(view.ctx.deps, view.tenantId, params.id);
-    await audit(view, 'webhook.test', params.id, { deliveryId: delivery.id });
-    return back(params.id);
-  });
-  for (const enabled of [true, false]) {
-    action(app, `/console/webhooks/:id/${enabled ? 'enable' : 'disable'}`, { body: Empty, params: EndpointParams }, 'webhooks', async ({ view, params }) => {
-      await updateWebhookEndpoint(view.ctx.deps, view.tenantId, params.id, { enabled });
-      await audit(view, enabled ? 'webhook.enable' : 'webhook.disable', params.id, {});
+  action(
+    app,
+    '/console/webhooks/:id/test',
+    { body: Empty, params: EndpointParams },
+    'webhooks',
+    async ({ view, params }) => {
+      const delivery = await sendTestWebhook(view.ctx.deps, view.tenantId, params.id);
+      await audit(view, 'webhook.test', params.id, { deliveryId: delivery.id });
       return back(params.id);
-    });
+    },
+  );
+  for (const enabled of [true, false]) {
+    action(
+      app,
+      `/console/webhooks/:id/${enabled ? 'enable' : 'disable'}`,
+      { body: Empty, params: EndpointParams },
+      'webhooks',
+      async ({ view, params }) => {
+        await updateWebhookEndpoint(view.ctx.deps, view.tenantId, params.id, { enabled });
+        await audit(view, enabled ? 'webhook.enable' : 'webhook.disable', params.id, {});
+        return back(params.id);
+      },
+    );
   }
-  action(app, '/console/webhooks/:id/recover', { body: RecoverForm, params: EndpointParams }, 'webhooks', async ({ view, params, body }) => {
-    const since = Date.parse(`${body.since}:00Z`);
-    const { requeued } = await recoverWebhookDeliveries(view.ctx.deps, view.tenantId, params.id, since);
-    await audit(view, 'webhook.recover', params.id, { since: new Date(since).toISOString(), requeued });
-    return back(params.id);
-  });
-  action(app, '/console/webhooks/:id/deliveries/:deliveryId/redeliver', { body: Empty, params: DeliveryParams }, 'webhooks', async ({ view, params }) => {
-    const delivery = await redeliverWebhook(view.ctx.deps, view.tenantId, params.deliveryId);
-    await audit(view, 'webhook.redeliver', delivery.endpointId, { deliveryId: delivery.id });
-    return back(delivery.endpointId);
-  });
+  action(
+    app,
+    '/console/webhooks/:id/recover',
+    { body: RecoverForm, params: EndpointParams },
+    'webhooks',
+    async ({ view, params, body }) => {
+      const since = Date.parse(`${body.since}:00Z`);
+      const { requeued } = await recoverWebhookDeliveries(view.ctx.deps, view.tenantId, params.id, since);
+      await audit(view, 'webhook.recover', params.id, { since: new Date(since).toISOString(), requeued });
+      return back(params.id);
+    },
+  );
+  action(
+    app,
+    '/console/webhooks/:id/deliveries/:deliveryId/redeliver',
+    { body: Empty, params: DeliveryParams },
+    'webhooks',
+    async ({ view, params }) => {
+      const delivery = await redeliverWebhook(view.ctx.deps, view.tenantId, params.deliveryId);
+      await audit(view, 'webhook.redeliver', delivery.endpointId, { deliveryId: delivery.id });
+      return back(delivery.endpointId);
+    },
+  );
 }
