@@ -11,3 +11,4 @@ export * from './schemas/policy.js';
 export * from './schemas/keys.js';
 export * from './schemas/webhooks.js';
 export * from './schemas/billing.js';
+export * from './schemas/tenants.js';

@@ -124,6 +124,7 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
     trustProxy: config.trustProxy,
     rateLimitPerMinute: config.rateLimitPerMinute,
     cursorKey: deriveKey(config.masterKey, 'cursor'),
+    console: consoleOptions(config),
     plugins: [
       portal({ demoTenantId: devTenantId }),
       consolePortal({ settings: consoleSettings, csrfKey: deriveKey(config.masterKey, 'console-csrf') }),

@@ -4,9 +4,11 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../domain/deps.js';
+import type { ConsoleOptions } from '../domain/console/resolve-console-settings.js';
 import { CursorCodec } from './cursor.js';
 import { billingRoutes } from './routes/billing.js';
 import { billingAdminRoutes } from './routes/billing-admin.js';
+import { tenantAdminRoutes } from './routes/tenants-admin.js';
 import { registerAuth } from './plugins/auth.js';
 import { frameworkErrors, registerProblemHandlers } from './plugins/problem.js';
 import { registerIdempotency } from './plugins/idempotency.js';
@@ -29,6 +31,8 @@ export interface HttpOptions {
   rateLimitPerMinute: number;
   /** Keys the pagination cursor MACs. */
   cursorKey: Buffer;
+  /** Console origin and lifetimes (for invite links the operator API makes). */
+  console: ConsoleOptions;
   /** Extra encapsulated plugins (the portal), registered after the API. */
   plugins?: ((app: App, routeDeps: RouteDeps) => Promise<void>)[];
 }
@@ -76,7 +80,11 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   registerAuth(app, deps);
   registerRateLimit(app, options.rateLimitPerMinute, () => deps.clock.now());
   registerIdempotency(app, deps);
-  const routeDeps: RouteDeps = { deps, cursors: new CursorCodec(options.cursorKey) };
+  const routeDeps: RouteDeps = {
+    deps,
+    cursors: new CursorCodec(options.cursorKey),
+    console: options.console,
+  };
   for (const routes of [
     publicRoutes,
     presenceRoutes,
@@ -87,6 +95,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     policyRoutes,
     billingRoutes,
     billingAdminRoutes,
+    tenantAdminRoutes,
     webhookRoutes,
   ]) {
     routes(app, routeDeps);

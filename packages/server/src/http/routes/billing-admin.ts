@@ -88,7 +88,7 @@ export function billingAdminRoutes(app: App, { deps }: RouteDeps): void {
 }
 
 /** Checked on request, before the body is read: callers without the token learn nothing. */
-function operatorOnly(deps: Pick<Deps, 'billing'>) {
+export function operatorOnly(deps: Pick<Deps, 'billing'>) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const match = BEARER.exec(request.headers.authorization ?? '');
     if (match && authenticateOperator(deps, match[1]!)) return;
