@@ -90,10 +90,10 @@ export function checkCsrf(request: FastifyRequest): void {
   const state = consoleRequest(request);
   const site = request.headers['sec-fetch-site'];
   const origin = request.headers.origin;
-  if (
-    (site !== undefined && site !== 'same-origin') ||
-    (origin !== undefined && origin !== state.ctx.settings.origin)
-  ) {
+  // With Referrer-Policy no-referrer a same-origin form post says `Origin: null`; Sec-Fetch-Site
+  // still tells. A named foreign origin is refused either way.
+  const foreignOrigin = origin !== undefined && origin !== 'null' && origin !== state.ctx.settings.origin;
+  if ((site !== undefined && site !== 'same-origin') || foreignOrigin) {
     throw new DomainError('forbidden', 'cross-site requests cannot change anything in the console');
   }
   if (!state.csrf) return;

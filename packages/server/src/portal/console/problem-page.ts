@@ -15,7 +15,7 @@ function wantsJson(request: FastifyRequest): boolean {
   );
 }
 
-export function sendProblemPage(
+export async function sendProblemPage(
   request: FastifyRequest,
   reply: FastifyReply,
   code: ErrorCode,
@@ -47,10 +47,14 @@ export function sendProblemPage(
     ${signIn}
     <p>Nothing was changed. <a href="/console">Back to the overview</a></p>
   </section>`;
+  const tenantId = state?.signedIn?.member.tenantId;
+  const tenant = tenantId === undefined ? undefined : await state?.ctx.deps.store.tenants.get(tenantId);
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
-    .send(renderPage({ title, signedIn: state?.signedIn, csrf: state?.csrf, body }));
+    .send(
+      renderPage({ title, signedIn: state?.signedIn, csrf: state?.csrf, tenantName: tenant?.name, body }),
+    );
 }
 
 export function registerProblemPages(app: App): void {

@@ -71,7 +71,7 @@ export function policyPages(app: App): void {
     const current = versions[0]!;
     const body = html`<section class="card wide" aria-labelledby="current-title">
         <h2 id="current-title">Version ${current.version} (in force since ${when(current.createdAt)})</h2>
-        <pre class="json" id="policy-current">${JSON.stringify(current.rules, null, 2)}</pre>
+        <pre class="json" id="policy-current" tabindex="0">${JSON.stringify(current.rules, null, 2)}</pre>
         <p class="muted">Policy hash <code class="wrap">${current.policyHashHex}</code></p>
       </section>
       ${mayChange(view.signedIn.member.role, 'policy') ? editForm(view, current) : ''}
