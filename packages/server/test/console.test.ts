@@ -182,6 +182,34 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    it('a policy change is validated by the API schema first, then approved with the passkey', async () => {
+      const current = (await service.request('GET', '/v1/policy')).json;
+      const body = {
+        rpId: current.rules.rpId,
+        allowedOrigins: current.rules.allowedOrigins,
+        challengeTtlSeconds: 5,
+      };
+      const invalid = await owner.post('/console/api/approvals/options', {
+        kind: 'policy.change',
+        target: 'policy',
+        params: body,
+      });
+      expect(invalid.status).toBe(400);
+      expect(invalid.json.errors[0].field).toBe('/params/challengeTtlSeconds');
+      const changed = await owner.approve({
+        kind: 'policy.change',
+        target: 'policy',
+        params: { ...body, challengeTtlSeconds: 90 },
+      });
+      expect(changed.status, changed.body).toBe(200);
+      const after = (await service.request('GET', '/v1/policy')).json;
+      expect(after.version).toBe(current.version + 1);
+      expect(after.rules.challengeTtlSeconds).toBe(90);
+      const page = await owner.get('/console/policy');
+      expect(page.body).toContain('challengeTtlSeconds');
+      expect(page.body).toMatch(/<del>120<\/del> → <ins>90<\/ins>/);
+    });
+
     it('an approval made for one change cannot execute another', async () => {
       const { json } = await service.request('POST', '/v1/keys', { name: 'a', scopes: ['receipts:read'] });
       const other = await service.request('POST', '/v1/keys', { name: 'b', scopes: ['receipts:read'] });

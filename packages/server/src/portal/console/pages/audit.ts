@@ -16,7 +16,7 @@ export function auditPages(app: App): void {
         entries.length === 0
           ? empty('Nothing yet.')
           : html`<div class="table-wrap">
-              <table id="audit-log">
+              <table class="stack" id="audit-log">
                 <thead>
                   <tr>
                     <th scope="col">When</th>
@@ -30,11 +30,13 @@ export function auditPages(app: App): void {
                   ${entries.map(
                     (e) =>
                       html`<tr>
-                        <td>${when(e.createdAt)}</td>
-                        <td>${e.memberId ? (names.get(e.memberId) ?? e.memberId) : 'operator'}</td>
+                        <td data-label="When">${when(e.createdAt)}</td>
+                        <td data-label="Who">
+                          ${e.memberId ? (names.get(e.memberId) ?? e.memberId) : 'operator'}
+                        </td>
                         <th scope="row"><code>${e.action}</code></th>
-                        <td><code>${e.target ?? ''}</code></td>
-                        <td>
+                        <td data-label="Target"><code>${e.target ?? ''}</code></td>
+                        <td data-label="Approved by receipt">
                           ${e.receiptId ? html`<code title="${e.receiptHashHex ?? ''}">${e.receiptId}</code>` : html`<span class="muted">no passkey needed</span>`}
                         </td>
                       </tr>`,

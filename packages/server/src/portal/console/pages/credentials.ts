@@ -15,16 +15,16 @@ const SubjectQuery = Type.Object(
 function row(view: View, c: Credential, canChange: boolean): SafeHtml {
   return html`<tr>
     <th scope="row"><code>${c.id}</code></th>
-    <td><code>${c.subject}</code></td>
-    <td>${c.attestationFormat}</td>
-    <td>
+    <td data-label="Subject"><code>${c.subject}</code></td>
+    <td data-label="Attestation">${c.attestationFormat}</td>
+    <td data-label="Backup">
       ${c.backupEligible ? (c.backedUp ? 'backed up (synced passkey)' : 'can be backed up') : 'device-bound'}
     </td>
-    <td>${when(c.createdAt)}</td>
-    <td>${when(c.lastUsedAt)}</td>
-    <td>${c.revokedAt ? badge('revoked', 'bad') : badge('active', 'ok')}</td>
-    <td>
-      ${canChange && !c.revokedAt ? plainForm(`/console/credentials/${c.id}/revoke`, view.csrf, `Revoke ${c.id}`, html``, 'danger') : ''}
+    <td data-label="Enrolled">${when(c.createdAt)}</td>
+    <td data-label="Last used">${when(c.lastUsedAt)}</td>
+    <td data-label="State">${c.revokedAt ? badge('revoked', 'bad') : badge('active', 'ok')}</td>
+    <td data-label="Actions">
+      ${canChange && !c.revokedAt ? plainForm(`/console/credentials/${c.id}/revoke`, view.csrf, `Revoke|credential ${c.id}`, html``, 'danger') : ''}
     </td>
   </tr>`;
 }
@@ -49,7 +49,7 @@ export function credentialPages(app: App): void {
         items.length === 0
           ? empty('No credentials match.')
           : html`<div class="table-wrap">
-              <table>
+              <table class="stack">
                 <thead>
                   <tr>
                     <th scope="col">Credential</th>

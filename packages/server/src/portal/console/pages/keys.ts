@@ -37,12 +37,14 @@ function keyRow(view: View, k: ApiKey, canChange: boolean): SafeHtml {
       : '';
   return html`<tr>
     <th scope="row">${k.name}</th>
-    <td><code>${k.prefix}…</code></td>
-    <td class="scopes">${k.scopes.join(', ')}</td>
-    <td>${when(k.createdAt)}</td>
-    <td>${when(k.lastUsedAt)}</td>
-    <td>${state(k)}</td>
-    <td class="controls">${controls}</td>
+    <td data-label="Prefix"><code>${k.prefix}…</code></td>
+    <td data-label="Scopes" class="scopes">
+      ${k.scopes.length === SCOPES.length ? html`all ${SCOPES.length} scopes` : k.scopes.join(', ')}
+    </td>
+    <td data-label="Created">${when(k.createdAt)}</td>
+    <td data-label="Last used">${when(k.lastUsedAt)}</td>
+    <td data-label="State">${state(k)}</td>
+    <td data-label="Actions" class="controls">${controls}</td>
   </tr>`;
 }
 
@@ -76,7 +78,7 @@ async function keysBody(view: View, created?: SafeHtml): Promise<SafeHtml> {
         keys.length === 0
           ? empty('No API keys.')
           : html`<div class="table-wrap">
-              <table>
+              <table class="stack">
                 <thead>
                   <tr>
                     <th scope="col">Name</th>

@@ -25,7 +25,7 @@ async function memberCard(view: View, m: MemberRecord, owner: boolean): Promise<
           html`<li>
             Passkey <code>${p.id}</code> · ${p.backedUp ? 'synced' : 'device-bound'} · last used
             ${when(p.lastUsedAt)}
-            ${owner && passkeys.length > 1 ? plainForm(`/console/members/${m.id}/passkeys/${p.id}/remove`, view.csrf, `Remove passkey ${p.id}`, html``, 'danger') : ''}
+            ${owner && passkeys.length > 1 ? plainForm(`/console/members/${m.id}/passkeys/${p.id}/remove`, view.csrf, `Remove passkey|${p.id}`, html``, 'danger') : ''}
           </li>`,
       )}
     </ul>

@@ -43,6 +43,7 @@ function editable(rules: PolicyRules) {
     registrationTtlSeconds: rules.registrationTtlSeconds,
     allowedAlgorithms: rules.allowedAlgorithms,
     attestation: rules.attestation,
+    counter: rules.counter,
   };
 }
 

@@ -58,10 +58,10 @@ function receiptRow(item: ReceiptListItem): SafeHtml {
   const r = item.receipt;
   return html`<tr>
     <th scope="row"><a href="/console/receipts/${r.receiptId}">${r.receiptId}</a></th>
-    <td>${when(r.issuedAt)}</td>
-    <td><code>${r.subject}</code></td>
-    <td><code class="hash">${r.actionHashHex.slice(0, 16)}…</code></td>
-    <td>${r.purpose ?? ''}</td>
+    <td data-label="Issued">${when(r.issuedAt)}</td>
+    <td data-label="Subject"><code>${r.subject}</code></td>
+    <td data-label="Action hash"><code class="hash">${r.actionHashHex.slice(0, 16)}…</code></td>
+    <td data-label="Purpose">${r.purpose ?? ''}</td>
   </tr>`;
 }
 
@@ -86,7 +86,7 @@ async function searchPage(view: View, q: Record<string, string | undefined>) {
         result.items.length === 0
           ? empty('No receipt matches.')
           : html`<div class="table-wrap">
-              <table id="receipt-results">
+              <table class="stack" id="receipt-results">
                 <thead>
                   <tr>
                     <th scope="col">Receipt</th>

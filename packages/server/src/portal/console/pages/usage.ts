@@ -44,9 +44,11 @@ function rangeOf(granularity: keyof typeof SPAN, now: number): { from: number; t
 function invoiceRow(i: Invoice): SafeHtml {
   return html`<tr>
     <th scope="row"><a href="/console/invoices/${i.invoiceId}">${i.number ?? `Draft ${i.period}`}</a></th>
-    <td>${i.period}</td>
-    <td>${badge(i.status, i.status === 'paid' ? 'ok' : i.status === 'void' ? 'bad' : 'plain')}</td>
-    <td class="num">${money(String(i.totalMinor), i.currencyExponent)} ${i.currency}</td>
+    <td data-label="Period">${i.period}</td>
+    <td data-label="Status">
+      ${badge(i.status, i.status === 'paid' ? 'ok' : i.status === 'void' ? 'bad' : 'plain')}
+    </td>
+    <td data-label="Total" class="num">${money(String(i.totalMinor), i.currencyExponent)} ${i.currency}</td>
   </tr>`;
 }
 
@@ -100,13 +102,13 @@ async function usageBody(view: View, granularity: keyof typeof SPAN, meter: (typ
         invoices.items.length === 0
           ? empty('No invoices yet.')
           : html`<div class="table-wrap">
-              <table id="invoices">
+              <table class="stack" id="invoices">
                 <thead>
                   <tr>
                     <th scope="col">Invoice</th>
                     <th scope="col">Period</th>
                     <th scope="col">Status</th>
-                    <th scope="col">Total</th>
+                    <th scope="col" class="num">Total</th>
                   </tr>
                 </thead>
                 <tbody>

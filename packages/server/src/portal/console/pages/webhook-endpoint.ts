@@ -43,11 +43,11 @@ function deliveryRow(view: View, e: WebhookEndpoint, d: WebhookDelivery, canChan
   const kind = d.status === 'succeeded' ? 'ok' : d.status === 'failed' ? 'bad' : 'warn';
   return html`<tr>
     <th scope="row"><code>${d.id}</code><br /><span class="muted">${d.eventType}</span></th>
-    <td>${badge(d.status, kind)}</td>
-    <td>${when(d.createdAt)}</td>
-    <td>${attempts(d)}</td>
-    <td>
-      ${canChange && e.enabled ? plainForm(`/console/webhooks/${e.id}/deliveries/${d.id}/redeliver`, view.csrf, `Redeliver ${d.id}`) : ''}
+    <td data-label="Status">${badge(d.status, kind)}</td>
+    <td data-label="Created">${when(d.createdAt)}</td>
+    <td data-label="Attempts">${attempts(d)}</td>
+    <td data-label="Actions">
+      ${canChange && e.enabled ? plainForm(`/console/webhooks/${e.id}/deliveries/${d.id}/redeliver`, view.csrf, `Redeliver|${d.id}`) : ''}
     </td>
   </tr>`;
 }
@@ -117,7 +117,7 @@ async function endpointPage(view: View, id: string) {
         deliveries.length === 0
           ? empty('No deliveries yet.')
           : html`<div class="table-wrap">
-              <table id="delivery-log">
+              <table class="stack" id="delivery-log">
                 <thead>
                   <tr>
                     <th scope="col">Delivery</th>

@@ -63,7 +63,7 @@ async function webhooksBody(view: View, created?: SafeHtml): Promise<SafeHtml> {
         endpoints.length === 0
           ? empty('No webhook endpoints yet.')
           : html`<div class="table-wrap">
-              <table>
+              <table class="stack">
                 <thead>
                   <tr>
                     <th scope="col">URL</th>
@@ -80,9 +80,9 @@ async function webhooksBody(view: View, created?: SafeHtml): Promise<SafeHtml> {
                           <a href="/console/webhooks/${e.id}">${e.url}</a
                           >${e.description ? html`<br /><span class="muted">${e.description}</span>` : ''}
                         </th>
-                        <td class="scopes">${e.events.join(', ')}</td>
-                        <td>${endpointState(e)}</td>
-                        <td>${when(e.createdAt)}</td>
+                        <td data-label="Events" class="scopes">${e.events.join(', ')}</td>
+                        <td data-label="State">${endpointState(e)}</td>
+                        <td data-label="Created">${when(e.createdAt)}</td>
                       </tr>`,
                   )}
                 </tbody>
