@@ -9,7 +9,7 @@ import { createInvite } from '../src/domain/console/create-invite.js';
 import type { ConsoleRole } from '../src/domain/console/ports.js';
 import { DIALECTS, pgAvailable } from '../src/storage/testing.js';
 import { ConsoleClient } from './support/console-client.js';
-import { FLAG } from './support/soft-authenticator.js';
+import { FLAG, SoftAuthenticator } from './support/soft-authenticator.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
 const postgresReady = await pgAvailable();
@@ -86,6 +86,38 @@ for (const dialect of DIALECTS) {
       const result = await again.signIn();
       expect(result.status, result.body).toBe(200);
       expect((await again.get('/console/keys')).status).toBe(200);
+    });
+
+    it('a member adds a second passkey, signs in with it, and an owner can remove one', async () => {
+      const dev = await member('developer');
+      const options = await dev.post('/console/api/passkeys/options', {});
+      const second = new SoftAuthenticator('localhost', settings.origin);
+      const credential = second.register({ challenge: options.json.publicKey.challenge });
+      const added = await dev.post('/console/api/passkeys', {
+        registrationId: options.json.registrationId,
+        credential,
+      });
+      expect(added.status, added.body).toBe(200);
+      const elsewhere = new ConsoleClient(service.composed.app, settings, second);
+      expect((await elsewhere.signIn()).status).toBe(200);
+      const removed = await owner.form(
+        `/console/members/${String(added.json.credential.subject).slice('console:'.length)}/passkeys/${added.json.credential.id}/remove`,
+        [],
+      );
+      expect(removed.status).toBe(303);
+      const refused = await new ConsoleClient(service.composed.app, settings, second).signIn();
+      expect(refused.status).toBe(403);
+      expect(refused.json.detail).toContain('CREDENTIAL_REVOKED');
+    });
+
+    it('names the address to open when the console is reached under another host name', async () => {
+      const res = await service.composed.app.inject({
+        method: 'GET',
+        url: '/console/sign-in',
+        headers: { host: '127.0.0.1:8080' },
+      });
+      expect(res.body).toContain('id="wrong-address"');
+      expect(res.body).toContain(`href="${settings.origin}/console"`);
     });
 
     it('creates an API key shown once, and refuses a post without the CSRF token', async () => {

@@ -124,6 +124,24 @@
     });
   }
 
+  function addPasskey(button) {
+    const status = $('passkey-status');
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      setStatus(status, 'Creating a passkey on this device…', 'busy');
+      try {
+        const options = await api('/console/api/passkeys/options');
+        const credential = await webauthn.startRegistration({ optionsJSON: options.publicKey });
+        await api('/console/api/passkeys', { registrationId: options.registrationId, credential });
+        setStatus(status, 'Passkey added.', 'ok');
+        setTimeout(() => location.reload(), 1000);
+      } catch (error) {
+        setStatus(status, 'No passkey added. ' + explain(error), 'error');
+        button.disabled = false;
+      }
+    });
+  }
+
   function paramsOf(form) {
     const json = form.querySelector('textarea[data-json]');
     if (json) return JSON.parse(json.value);
@@ -234,6 +252,8 @@
     } else {
       if (signInSection) signIn(signInSection);
       if (inviteSection) enroll(inviteSection);
+      const add = document.querySelector('[data-add-passkey]');
+      if (add) addPasskey(add);
     }
     for (const form of document.querySelectorAll('form[data-approve]')) {
       form.addEventListener('submit', (event) => {

@@ -6,6 +6,9 @@ import { CONSOLE_ROLES, type MemberRecord } from '../../../domain/console/ports.
 import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
 import { action, audit, Form, page, type View } from '../routes.js';
+import { RegisterCredentialBody } from '@presence/contract';
+import { addMemberPasskey, startMemberPasskey } from '../../../domain/console/add-member-passkey.js';
+import { checkCsrf, consoleRequest, memberOf } from '../console-context.js';
 import { csrfField, dangerForm, plainForm, secretOnce, when } from '../widgets.js';
 
 const InviteForm = Form({ role: Type.Union(CONSOLE_ROLES.map((r) => Type.Literal(r))) });
@@ -29,6 +32,14 @@ async function memberCard(view: View, m: MemberRecord, owner: boolean): Promise<
           </li>`,
       )}
     </ul>
+    ${
+      self
+        ? html`<p>
+            <button type="button" class="secondary" data-add-passkey>Add a passkey on this device</button>
+            <span id="passkey-status" class="status" role="status" aria-live="polite"></span>
+          </p>`
+        : ''
+    }
     ${owner && !self ? dangerForm({ kind: 'member.remove', target: m.id, label: `Remove ${m.displayName}`, csrf: view.csrf }) : ''}
   </li>`;
 }
@@ -77,6 +88,22 @@ async function membersBody(view: View, shown?: SafeHtml): Promise<SafeHtml> {
 }
 
 export function memberPages(app: App): void {
+  app.post('/console/api/passkeys/options', { schema: { hide: true } }, async (request) => {
+    checkCsrf(request);
+    const { member } = memberOf(request);
+    return startMemberPasskey(consoleRequest(request).ctx.deps, consoleRequest(request).ctx.settings, member);
+  });
+  app.post(
+    '/console/api/passkeys',
+    { schema: { hide: true, body: RegisterCredentialBody } },
+    async (request) => {
+      checkCsrf(request);
+      const { member } = memberOf(request);
+      const { ctx } = consoleRequest(request);
+      return { credential: await addMemberPasskey(ctx.deps, ctx.settings, member, request.body) };
+    },
+  );
+
   page(app, '/console/members', {}, async ({ view }) => ({
     title: 'Members',
     nav: '/console/members',
