@@ -225,6 +225,12 @@ for (const dialect of DIALECTS) {
           await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
           await page.waitForURL(`${service.origin}/console`, { timeout: 25_000 });
           expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Overview');
+
+          // 9. The used invite link is refused with a problem page that says why.
+          const reused = await page.goto(inviteUrl);
+          expect(reused?.status()).toBe(409);
+          expect(await page.locator('.problem .detail').textContent()).toContain('already used');
+          await visit(page, '', 'problem-invite-used');
         } catch (error) {
           await page.screenshot({ path: join(SCREENSHOT_DIR, `${dialect}-FAILED.png`), fullPage: true });
           throw new Error(`${String(error)}\nat ${page.url()}\n${log.join('\n')}`, { cause: error });

@@ -48,6 +48,10 @@ export function dangerForm(input: {
   </form>`;
 }
 
+/**
+ * A small form with one button. `label` may hold `|` and then words only assistive technology reads
+ * (e.g. "Redeliver|dlv_…"), so every button in a table has a unique accessible name.
+ */
 export function plainForm(
   action: string,
   csrf: string,
@@ -55,9 +59,12 @@ export function plainForm(
   fields: SafeHtml = html``,
   kind = 'secondary',
 ): SafeHtml {
+  const [shown, hidden] = label.split('|');
   return html`<form method="post" action="${action}" class="inline-form">
     ${csrfField(csrf)} ${fields}
-    <button type="submit" class="${kind}">${label}</button>
+    <button type="submit" class="${kind}">
+      ${shown}${hidden ? html`<span class="sr-only"> ${hidden}</span>` : ''}
+    </button>
   </form>`;
 }
 
