@@ -9,6 +9,7 @@ import { PublicKeyCache } from './domain/webauthn/public-key-cache.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/types.js';
 import { portal } from './portal/portal.js';
+import { problemPages } from './portal/problem-pages.js';
 import { consolePortal } from './portal/console/console-portal.js';
 import { ensureDevTenant, printDevInvite } from './dev-tenant.js';
 import type { ConsoleSettings } from './domain/console/console-settings.js';
@@ -126,6 +127,7 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
     cursorKey: deriveKey(config.masterKey, 'cursor'),
     console: consoleOptions(config),
     plugins: [
+      problemPages,
       portal({ demoTenantId: devTenantId }),
       consolePortal({ settings: consoleSettings, csrfKey: deriveKey(config.masterKey, 'console-csrf') }),
     ],

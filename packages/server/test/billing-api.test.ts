@@ -62,12 +62,23 @@ for (const dialect of DIALECTS) {
       ['from=2000-01-01T00:00:00Z&to=2010-02-01T00:00:00Z&granularity=month', 'querystring/to'],
       ['from=yesterday&to=2033-05-01T00:00:00Z', 'querystring/from'],
       ['to=2033-05-01T00:00:00Z', 'querystring/from'],
+      ['from=2033-05-01T00:00:00Z', 'querystring/to'],
       ['from=2033-05-01T00:00:00Z&to=2033-06-01T00:00:00Z&granularity=week', 'querystring/granularity'],
     ])('rejects a bad range %s with a 400 naming %s', async (query, field) => {
       const res = await get(`/v1/billing/usage?${query}`);
       expect(res.status).toBe(400);
       expect(res.json.code).toBe('invalid_request');
       expect(res.json.errors.map((e: any) => e.field)).toContain(field);
+    });
+
+    it('answers the current billing period when neither from nor to is given', async () => {
+      const res = await get('/v1/billing/usage');
+      expect(res.status).toBe(200);
+      expect(res.json.from).toBe('2033-05-01T00:00:00.000Z');
+      expect(res.json.to).toBe('2033-06-01T00:00:00.000Z');
+      expect(res.json.granularity).toBe('day');
+      expect(res.json.series).toHaveLength(31);
+      expect(res.json.totals['presence.verified']).toBe(10);
     });
 
     it('answers the longest allowed ranges, every bucket and meter present', async () => {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { computeActionHashSync } from '@presence/sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatBytes, formatRate } from '../src/cli/progress-line.js';
 import { runExport, type RemoteIo } from '../src/cli/remote-commands.js';
 import { startTestService, type TestService } from './support/test-service.js';
 
@@ -67,7 +68,10 @@ describe('presence export against the service', () => {
     expect(summary).toMatchObject({ file, receipts: 3, bytes: bytes.length });
     expect(summary.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
     expect(readdirSync(dir)).toEqual(['pack.zip']);
-    expect(err.join('')).toMatch(/^export pack\.zip: .* at .*\/s\n$/m);
+    // Off a terminal: whole lines, every figure rounded (no long fractions in CI logs).
+    expect(err.join('')).toMatch(
+      /^export pack\.zip: \d+(\.\d)? (B|KiB|MiB)( \(\d+%\))? at \d+(\.\d)? (B|KiB|MiB)\/s\n$/m,
+    );
   });
 
   it('draws progress with carriage returns on a terminal and prints a readable summary', async () => {
@@ -94,6 +98,9 @@ describe('presence export against the service', () => {
     expect(err.join('')).toMatch(/^\rexport tty\.zip: /);
     expect(out.join('')).toMatch(/receipts {2}3\n/);
     expect(out.join('')).toMatch(/sha256 {4}[0-9a-f]{64}/);
+    expect(out.join('')).toContain(
+      `check it with:\n  curl -fsS ${url}/.well-known/presence/keys.json -o keys.json\n  npx presence-verify ${file} --keys keys.json\n`,
+    );
   });
 
   it('refuses to overwrite without --force, and a key without receipts:export leaves nothing', async () => {
@@ -158,5 +165,13 @@ describe('presence export when the transfer breaks', () => {
     await expect(runExport([...args, '--out', file, '--force'], capture().io)).rejects.toThrow();
     expect(readdirSync(dir)).toEqual(['pack.zip']);
     expect(readFileSync(file, 'utf8')).toBe('previous pack');
+  });
+});
+
+describe('progress figures', () => {
+  it('are rounded at every size', () => {
+    expect(formatBytes(512.3333)).toBe('512 B');
+    expect(formatRate(1000, 3)).toBe('325.5 KiB/s');
+    expect(formatRate(1, 3000)).toBe('0 B/s');
   });
 });

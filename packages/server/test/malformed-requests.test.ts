@@ -175,6 +175,22 @@ for (const dialect of DIALECTS) {
       expect(await snapshot(s)).toBe(before);
     });
 
+    it('answers a body of an unsupported content type with 415 on every route that takes one', async () => {
+      const withBody = routes.filter(
+        (r) => ['POST', 'PUT', 'PATCH'].includes(r.method) && r.path.startsWith('/v1/'),
+      );
+      expect(withBody.length).toBeGreaterThan(5);
+      for (const route of withBody) {
+        const url = route.path.replace(/\{[^}]+\}/g, 'key_00000000000000000000000000');
+        for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/xml']) {
+          const res = await inject(route.method, url, '{"subject":"x"}', type);
+          expectProblem(res, `${route.method} ${url} ${type}`);
+          expect(res.statusCode, `${route.method} ${url} ${type}`).toBe(415);
+          expect(res.json().code).toBe('unsupported_media_type');
+        }
+      }
+    });
+
     it('names the wrong field', async () => {
       const res = await inject('POST', '/v1/presence/challenge', JSON.stringify({ actionHashHex: 'nothex' }));
       expect(res.statusCode).toBe(400);

@@ -26,11 +26,19 @@ export type MeterTotals = Static<typeof MeterTotals>;
 
 export const UsageQuery = Type.Object(
   {
-    from: Type.String({
-      format: 'date-time',
-      description: 'inclusive start (UTC), aligned to the granularity',
-    }),
-    to: Type.String({ format: 'date-time', description: 'exclusive end (UTC), aligned to the granularity' }),
+    from: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'inclusive start (UTC), aligned to the granularity; with `to` omitted too, the current billing period',
+      }),
+    ),
+    to: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'exclusive end (UTC), aligned to the granularity; give both `from` and `to`, or neither',
+      }),
+    ),
     granularity: Type.Optional(
       Type.Union(
         GRANULARITIES.map((g) => Type.Literal(g)),

@@ -46,7 +46,7 @@ function json(res: ServerResponse, status: number, body: unknown, type = 'applic
 }
 
 const problem = (status: number, code: string) => ({
-  type: `https://presence.dev/problems/${code}`,
+  type: `https://presence.example/problems/${code}`,
   title: code,
   status,
   code,

@@ -7,7 +7,7 @@ export interface ProgressOutput {
 const MiB = 1024 * 1024;
 
 export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024) return `${Math.round(bytes)} B`;
   if (bytes < MiB) return `${(bytes / 1024).toFixed(1)} KiB`;
   if (bytes < 1024 * MiB) return `${(bytes / MiB).toFixed(1)} MiB`;
   return `${(bytes / (1024 * MiB)).toFixed(2)} GiB`;

@@ -64,18 +64,22 @@ export async function runExport(args: string[], io: RemoteIo): Promise<number> {
     progress: io.stderr,
     signal: io.signal,
   });
-  io.stdout.write(values.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary));
+  io.stdout.write(values.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary, url));
   return 0;
 }
 
-function formatSummary(s: ExportSummary): string {
+/** The summary ends with the whole check an auditor runs: fetch the published keys, verify against them. */
+export function formatSummary(s: ExportSummary, baseUrl: string): string {
+  const keysUrl = new URL('/.well-known/presence/keys.json', baseUrl).toString();
   return [
     `wrote ${s.file}`,
     `  receipts  ${s.receipts ?? 'unknown (no readable manifest.json)'}`,
     `  bytes     ${s.bytes} (${formatBytes(s.bytes)})`,
     `  duration  ${(s.durationMs / 1000).toFixed(1)} s (${formatRate(s.bytes, s.durationMs)})`,
     `  sha256    ${s.sha256}`,
-    `check it with: presence verify-pack ${s.file}`,
+    'check it with:',
+    `  curl -fsS ${keysUrl} -o keys.json`,
+    `  npx presence-verify ${s.file} --keys keys.json`,
     '',
   ].join('\n');
 }

@@ -8,7 +8,7 @@ import { loadBillingSettings } from './load-billing-config.js';
 import { parseAllowNets } from '../domain/webhooks/address-policy.js';
 
 /** The environment the service reads: one schema, parsed once, here and nowhere else. */
-const Env = Type.Object({
+export const Env = Type.Object({
   NODE_ENV: Type.Optional(Type.String()),
   HOST: Type.String({ default: 'localhost' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),

@@ -59,6 +59,9 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
       ? Fastify({ ...base, logger: false })
       : Fastify({ ...base, loggerInstance: options.logger });
   const app: App = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  // The API speaks JSON only: Fastify's built-in text/plain parser would turn a text body into a
+  // string that then fails the schema (400); without it, any non-JSON body is a 415.
+  app.removeContentTypeParser('text/plain');
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

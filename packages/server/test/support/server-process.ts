@@ -56,15 +56,17 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
+  // Generous: a loaded CI machine can take many seconds to start a process; ready is what counts.
+  const deadline = Date.now() + 60_000;
+  for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early: ${output}`);
     const ok = await fetch(`${url}/readyz`).then(
       (r) => r.ok,
       () => false,
     );
     if (ok) break;
+    if (Date.now() > deadline) throw new Error(`server did not become ready in 60 s: ${output}`);
     await new Promise((r) => setTimeout(r, 100));
-    if (i === 99) throw new Error(`server did not become ready: ${output}`);
   }
   return {
     url,

@@ -2,14 +2,15 @@ import { METERS, type Granularity, type MeterTotals, type UsageReport } from '@p
 import type { Deps } from '../deps.js';
 import { toIso } from '../encoding.js';
 import { DomainError, type FieldError } from '../errors.js';
-import { bucketStart, nextBucketStart } from './billing-period.js';
+import { bucketStart, nextBucketStart, periodContaining } from './billing-period.js';
 
 /** The longest range per granularity, in buckets: 31 days of hours, 366 days, 120 months. */
 export const MAX_BUCKETS: Record<Granularity, number> = { hour: 31 * 24, day: 366, month: 120 };
 
 export interface UsageQueryInput {
-  from: string;
-  to: string;
+  /** With `to`, the range; both omitted: the billing period (calendar month, UTC) containing now. */
+  from?: string | undefined;
+  to?: string | undefined;
   granularity?: Granularity | undefined;
 }
 
@@ -19,12 +20,12 @@ export interface UsageQueryInput {
  * of events. Every bucket of the range is present, every meter in it (0 when none).
  */
 export async function getUsage(
-  deps: Pick<Deps, 'store'>,
+  deps: Pick<Deps, 'store' | 'clock'>,
   tenantId: string,
   input: UsageQueryInput,
 ): Promise<UsageReport> {
   const granularity = input.granularity ?? 'day';
-  const { from, to } = checkRange(input, granularity);
+  const { from, to } = checkRange(withDefaultRange(input, deps.clock.now()), granularity);
   const buckets = await deps.store.billing.rollups.list(tenantId, granularity, from, to);
   const byStart = new Map<number, MeterTotals>();
   for (let start = from; start < to; start = nextBucketStart(granularity, start)) {
@@ -46,8 +47,25 @@ export function zeroTotals(): MeterTotals {
   return Object.fromEntries(METERS.map((m) => [m, 0])) as MeterTotals;
 }
 
+/** Neither bound given: the current billing period. One bound alone is a 400 naming the other. */
+function withDefaultRange(input: UsageQueryInput, now: number): { from: string; to: string } {
+  if (input.from !== undefined && input.to !== undefined) return { from: input.from, to: input.to };
+  if (input.from === undefined && input.to === undefined) {
+    const period = periodContaining(now);
+    return { from: toIso(period.start), to: toIso(period.end) };
+  }
+  const missing = input.from === undefined ? 'from' : 'to';
+  const message = 'give both from and to, or neither (the current billing period)';
+  throw new DomainError('invalid_request', `querystring/${missing}: ${message}`, [
+    { field: `querystring/${missing}`, message },
+  ]);
+}
+
 /** A bad range is a 400 naming the field, never an empty report. */
-function checkRange(input: UsageQueryInput, granularity: Granularity): { from: number; to: number } {
+function checkRange(
+  input: { from: string; to: string },
+  granularity: Granularity,
+): { from: number; to: number } {
   const from = Date.parse(input.from);
   const to = Date.parse(input.to);
   const fields: FieldError[] = [];

@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KNOWN_DEVIATIONS } from './conformance-deviations.js';
 import { formatConformanceReport, runConformance, type ConformanceResult } from './run-conformance.js';
+import { loadWebAuthnVectors } from '../../../test/fixtures/webauthn/vectors.js';
 
-// The shared vectors live beside the repository (/work/shared next to /work/main) and are read at test time.
-const VECTORS_URL = new URL('../../../../../../shared/conformance/webauthn-vectors.json', import.meta.url);
-const vectors = JSON.parse(readFileSync(VECTORS_URL, 'utf8')) as Array<Record<string, unknown>>;
+// The vendored vectors (test/fixtures/webauthn, with their sources in its README).
+const vectors = loadWebAuthnVectors();
 const DAY_MS = 86_400_000;
 
 let cached: Promise<ConformanceResult> | undefined;

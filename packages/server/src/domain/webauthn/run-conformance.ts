@@ -7,7 +7,7 @@ import { verifyAssertion, type AssertionResponseLike } from './verify-assertion.
 import { verifyRegistration, type RegistrationResponseLike } from './verify-registration.js';
 
 /**
- * Runs the shared WebAuthn conformance vectors (../shared/conformance, see its README) through
+ * Runs WebAuthn conformance vectors (the vendored set: test/fixtures/webauthn, see its README) through
  * verifyAssertion and verifyRegistration. Pure apart from one thing: registration vectors bring
  * their own trust anchors, which the library only reads from its process-wide SettingsService,
  * so each registration case swaps the root certificates of its format in and back out. Cases run

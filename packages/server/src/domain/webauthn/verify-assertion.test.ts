@@ -1,18 +1,15 @@
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { isoBase64URL, isoCBOR } from '@simplewebauthn/server/helpers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PublicKeyCache } from './public-key-cache.js';
 import { verifyAssertion, type VerifyAssertionInput } from './verify-assertion.js';
+import { loadWebAuthnVectors } from '../../../test/fixtures/webauthn/vectors.js';
 
-// ---- real vectors, read from ../shared at test time -------------------------------------------
-const VECTORS_URL = new URL('../../../../../../shared/conformance/webauthn-vectors.json', import.meta.url);
+// ---- real vectors, vendored under test/fixtures/webauthn -----------------------------------------
 type Vector = Record<string, any>;
-const authVectors = (JSON.parse(readFileSync(VECTORS_URL, 'utf8')) as Vector[]).filter(
-  (v) => v.kind === 'authentication',
-);
+const authVectors = loadWebAuthnVectors().filter((v) => v.kind === 'authentication');
 
 function vectorInput(v: Vector): VerifyAssertionInput {
   return {

@@ -1,5 +1,5 @@
+import { loadWebAuthnVectors } from '../../../test/fixtures/webauthn/vectors.js';
 import { createHash, generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -11,10 +11,9 @@ import {
   type RegistrationResponseLike,
 } from './verify-registration.js';
 
-// ---- real vectors, read from ../shared at test time -------------------------------------------
-const VECTORS_URL = new URL('../../../../../../shared/conformance/webauthn-vectors.json', import.meta.url);
+// ---- real vectors, vendored under test/fixtures/webauthn -----------------------------------------
 type Vector = Record<string, any>;
-const vectors = JSON.parse(readFileSync(VECTORS_URL, 'utf8')) as Vector[];
+const vectors = loadWebAuthnVectors();
 const vector = (id: string) => vectors.find((v) => v.id === id)!;
 
 function vectorInput(v: Vector, expect: Partial<RegistrationExpectations> = {}) {

@@ -1,4 +1,5 @@
 import { ERRORS, problemType, type ErrorCode } from '@presence/contract';
+import { requestOrigin } from './problem.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { Deps } from '../../domain/deps.js';
@@ -151,7 +152,7 @@ function problem(
   const errors =
     field === undefined ? {} : { errors: [{ field: 'headers/idempotency-key', message: field }] };
   return JSON.stringify({
-    type: problemType(code),
+    type: problemType(code, requestOrigin(request)),
     title,
     status,
     code,

@@ -12,7 +12,7 @@ export function sendProblem(
 ) {
   const { status, title } = ERRORS[code];
   const body: Record<string, unknown> = {
-    type: problemType(code),
+    type: problemType(code, requestOrigin(request)),
     title,
     status,
     code,
@@ -21,6 +21,11 @@ export function sendProblem(
   };
   if (errors.length > 0) body.errors = errors;
   return reply.code(status).type('application/problem+json').serializer(JSON.stringify).send(body);
+}
+
+/** `https://host[:port]` as the caller reached this instance (proxy headers only with trustProxy). */
+export function requestOrigin(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
 }
 
 /** Fastify's own 4xx errors, by their stable `code`, never by message text. */

@@ -1,4 +1,4 @@
-import { ERRORS, problemType, type ErrorCode } from '@presence/contract';
+import { ERRORS, problemPath, type ErrorCode } from '@presence/contract';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { problemOf } from '../../http/plugins/problem.js';
 import { sendProblem } from '../../http/plugins/problem.js';
@@ -40,7 +40,7 @@ export async function sendProblemPage(
       <dt>Status</dt>
       <dd>${status}</dd>
       <dt>Code</dt>
-      <dd><code>${code}</code> (<a href="${problemType(code)}">${problemType(code)}</a>)</dd>
+      <dd><code>${code}</code> (<a href="${problemPath(code)}">what it means and what to do</a>)</dd>
       <dt>Request id</dt>
       <dd><code>${request.id}</code></dd>
     </dl>
