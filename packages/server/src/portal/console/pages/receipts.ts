@@ -29,10 +29,7 @@ const ExportQuery = Type.Object({ from: LocalTime, to: LocalTime }, { additional
 const iso = (local: string | undefined) => (local ? `${local}:00.000Z` : undefined);
 const orUndefined = (value: string | undefined) => (value ? value : undefined);
 
-function searchForm(q: Record<string, string | undefined>, now: number): SafeHtml {
-  const day = 86_400_000;
-  const exportFrom = q['from'] || new Date(now - 30 * day).toISOString().slice(0, 16);
-  const exportTo = q['to'] || new Date(now + 60_000).toISOString().slice(0, 16);
+function searchForm(q: Record<string, string | undefined>): SafeHtml {
   return html`<section class="card wide" aria-labelledby="search-title">
     <h2 id="search-title">Search</h2>
     <form method="get" action="/console/receipts" class="search">
@@ -43,7 +40,20 @@ function searchForm(q: Record<string, string | undefined>, now: number): SafeHtm
       <label>Credential <input name="credentialId" value="${q['credentialId'] ?? ''}" /></label>
       <button type="submit">Search receipts</button>
     </form>
-    <h3>Export pack</h3>
+  </section>`;
+}
+
+function exportForm(q: Record<string, string | undefined>, now: number): SafeHtml {
+  const day = 86_400_000;
+  const exportFrom = q['from'] || new Date(now - 30 * day).toISOString().slice(0, 16);
+  const exportTo = q['to'] || new Date(now + 60_000).toISOString().slice(0, 16);
+  return html`<section class="card wide" aria-labelledby="export-title">
+    <h2 id="export-title">Export a signed pack</h2>
+    <p class="muted">
+      Every receipt issued in the range, with what an auditor needs to check them offline (<code
+        >presence-verify pack.zip --keys keys.json</code
+      >).
+    </p>
     <form method="get" action="/console/receipts/export" class="search" data-export>
       <label>From (UTC) <input type="datetime-local" name="from" value="${exportFrom}" required /></label>
       <label>To (UTC) <input type="datetime-local" name="to" value="${exportTo}" required /></label>
@@ -61,7 +71,7 @@ function receiptRow(item: ReceiptListItem): SafeHtml {
     <td data-label="Issued">${when(r.issuedAt)}</td>
     <td data-label="Subject"><code>${r.subject}</code></td>
     <td data-label="Action hash"><code class="hash">${r.actionHashHex.slice(0, 16)}…</code></td>
-    <td data-label="Purpose">${r.purpose ?? ''}</td>
+    <td data-label="Purpose">${r.purpose ?? '—'}</td>
   </tr>`;
 }
 
@@ -79,7 +89,7 @@ async function searchPage(view: View, q: Record<string, string | undefined>) {
     },
     { limit: 100 },
   );
-  const body = html`${searchForm(q, view.ctx.deps.clock.now())}
+  const body = html`${searchForm(q)}
     <section class="card wide" aria-labelledby="results-title">
       <h2 id="results-title">Receipts (newest first)</h2>
       ${
@@ -103,7 +113,8 @@ async function searchPage(view: View, q: Record<string, string | undefined>) {
             </div>`
       }
       ${result.next ? html`<p class="muted">Showing the newest 100; narrow the search to see others.</p>` : ''}
-    </section>`;
+    </section>
+    ${exportForm(q, view.ctx.deps.clock.now())}`;
   return { title: 'Receipts', nav: '/console/receipts', body };
 }
 
