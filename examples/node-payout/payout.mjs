@@ -3,7 +3,7 @@
 // enroll an authenticator, hash the exact payout, ask for a challenge, let the authenticator sign
 // it, verify, and execute the payout only on PRESENCE_VERIFIED, storing receiptHashHex with it.
 //
-//   PRESENCE_API_URL=http://localhost:8080 PRESENCE_API_KEY=prs_… node examples/node-payout/payout.mjs
+//   PRESENCE_API_URL=http://localhost:8080 PRESENCE_API_KEY=presence_… node examples/node-payout/payout.mjs
 //
 // The key needs the scopes policy:read, credentials:write, challenges:write, presence:verify and
 // receipts:read (the development tenant's key printed by `npm start` has them all).

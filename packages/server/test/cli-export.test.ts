@@ -13,7 +13,7 @@ import { computeActionHashSync } from '@presence/sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatBytes, formatRate } from '../src/cli/progress-line.js';
 import { runExport, type RemoteIo } from '../src/cli/remote-commands.js';
-import { startTestService, type TestService } from './support/test-service.js';
+import { useTestService } from './support/test-service.js';
 
 function capture(isTTY = false) {
   const out: string[] = [];
@@ -27,14 +27,13 @@ function capture(isTTY = false) {
 }
 
 describe('presence export against the service', () => {
-  let s: TestService;
+  const s = useTestService('sqlite');
   let url: string;
   let dir: string;
   const from = new Date(Date.now() - 3600_000).toISOString();
   const to = new Date(Date.now() + 3600_000).toISOString();
 
   beforeAll(async () => {
-    s = await startTestService('sqlite');
     await s.composed.app.listen({ port: 0, host: '127.0.0.1' });
     url = `http://127.0.0.1:${(s.composed.app.server.address() as AddressInfo).port}`;
     dir = mkdtempSync(join(tmpdir(), 'presence-export-'));
@@ -52,8 +51,7 @@ describe('presence export against the service', () => {
       expect(verified.json.decision).toBe('PRESENCE_VERIFIED');
     }
   });
-  afterAll(async () => {
-    await s.close();
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 

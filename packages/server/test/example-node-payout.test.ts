@@ -6,20 +6,18 @@ import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from './support/test-service.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestService } from './support/test-service.js';
 
 const example = fileURLToPath(new URL('../../../examples/node-payout/payout.mjs', import.meta.url));
 
 describe('examples/node-payout', () => {
-  let s: TestService;
+  const s = useTestService('sqlite');
   let url: string;
   beforeAll(async () => {
-    s = await startTestService('sqlite');
     await s.composed.app.listen({ port: 0, host: '127.0.0.1' });
     url = `http://127.0.0.1:${(s.composed.app.server.address() as AddressInfo).port}`;
   });
-  afterAll(async () => s.close());
 
   it('enrolls, approves and executes one payout, refuses the replay, and its receipt is the stored one', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [example], {

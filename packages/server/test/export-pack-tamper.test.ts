@@ -5,28 +5,26 @@
  */
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { verifyPack, type PackReport } from '@presence/sdk/node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fetchPack, publishedKeys, unzipPack, zipFiles } from './support/export-pack.js';
 import { seedReceipts } from './support/seed-receipts.js';
-import { startTestService, type TestService } from './support/test-service.js';
+import { useTestService } from './support/test-service.js';
 
 const BASE = Date.now() + 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('tampered export packs fail offline verification', () => {
-  let s: TestService;
+  const s = useTestService('sqlite');
   let files: Map<string, Buffer>;
   let otherPack: Map<string, Buffer>;
   let keys: any[];
   beforeAll(async () => {
-    s = await startTestService('sqlite');
     const { authenticator } = await s.enroll('alice');
     await seedReceipts(s.composed.deps, s.tenantId, authenticator, 12, { issuedAt: (i) => BASE + i * 1000 });
     files = await unzipPack((await fetchPack(s, `from=${iso(BASE)}&to=${iso(BASE + 60_000)}`)).zip);
     otherPack = await unzipPack((await fetchPack(s, `from=${iso(BASE)}&to=${iso(BASE + 6000)}`)).zip);
     keys = await publishedKeys(s);
   });
-  afterAll(async () => s.close());
 
   const verify = async (entries: [string, Buffer][]) => verifyPack(await zipFiles(entries), { keys });
   const failed = (report: PackReport) => report.checks.filter((c) => !c.ok).map((c) => c.name);

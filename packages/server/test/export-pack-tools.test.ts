@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { evidenceCommands } from '../src/cli/evidence-commands.js';
 import { fetchPack, publishedKeys, unzipPack, zipFiles } from './support/export-pack.js';
 import { seedReceipts } from './support/seed-receipts.js';
-import { startTestService, type TestService } from './support/test-service.js';
+import { useTestService } from './support/test-service.js';
 
 const BASE = Date.now() + 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -23,11 +23,10 @@ const missing = TOOLS.filter((t) => spawnSync('which', [t]).status !== 0);
 if (missing.length > 0) console.warn(`skipping the command-line checks: ${missing.join(', ')} not installed`);
 
 describe('an export pack checked with standard tools and the offline verifier bin', () => {
-  let s: TestService;
+  const s = useTestService('sqlite');
   let dir: string;
   let keyPem: string;
   beforeAll(async () => {
-    s = await startTestService('sqlite');
     const { authenticator } = await s.enroll('alice');
     await seedReceipts(s.composed.deps, s.tenantId, authenticator, 5, { issuedAt: (i) => BASE + i * 1000 });
     dir = mkdtempSync(join(tmpdir(), 'presence-pack-'));
@@ -39,8 +38,7 @@ describe('an export pack checked with standard tools and the offline verifier bi
     keyPem = keys[0].publicKeyPem;
     writeFileSync(join(dir, 'keys.json'), JSON.stringify({ keys }));
   });
-  afterAll(async () => {
-    await s.close();
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -7,13 +7,13 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL, fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startIdempotentExecution } from '../src/domain/idempotency/start-idempotent-execution.js';
 import { createSecretBox } from '../src/domain/secrets.js';
 import { seedTenant, TestRecords } from '../src/storage/test-records.js';
-import { DIALECTS, openTestStore, pgAvailable, type TestStore } from '../src/storage/testing.js';
+import { openTestStore, type TestStore } from '../src/storage/testing.js';
+import { describeEachDialect } from './support/each-dialect.js';
 
-const pg = await pgAvailable();
 const dist = (path: string) => pathToFileURL(fileURLToPath(new URL(`../dist/${path}`, import.meta.url))).href;
 
 /** The child: open the store, run the change under the key, say so, then hang until killed. */
@@ -48,43 +48,38 @@ function runAndKill(input: unknown): Promise<void> {
   });
 }
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect === 'postgres' && !pg)(
-    `an idempotent change killed mid-flight on ${dialect}`,
-    () => {
-      let db: TestStore;
-      let tenantId: string;
-      const records = new TestRecords();
-      beforeAll(async () => {
-        db = await openTestStore(dialect);
-        tenantId = (await seedTenant(db.store, records)).tenant.id;
-      });
-      afterAll(async () => db?.cleanup());
+describeEachDialect('an idempotent change killed mid-flight', (dialect) => {
+  let db: TestStore;
+  let tenantId: string;
+  const records = new TestRecords();
+  beforeAll(async () => {
+    db = await openTestStore(dialect);
+    tenantId = (await seedTenant(db.store, records)).tenant.id;
+  });
+  afterAll(async () => db?.cleanup());
 
-      it('leaves neither change nor key, and the retry commits once', async () => {
-        const request = {
-          tenantId,
-          key: 'crash-1',
-          fingerprintHex: 'c'.repeat(64),
-          method: 'POST',
-          route: '/v1/x',
-        };
-        const victim = records.tenant({ name: 'crash-victim' });
-        await runAndKill({ options: db.options, tenant: victim, request });
-        const named = async () => (await db.store.tenants.list()).filter((t) => t.name === 'crash-victim');
-        expect(await named()).toEqual([]);
-        expect(await db.store.idempotency.get(tenantId, 'crash-1')).toBeUndefined();
+  it('leaves neither change nor key, and the retry commits once', async () => {
+    const request = {
+      tenantId,
+      key: 'crash-1',
+      fingerprintHex: 'c'.repeat(64),
+      method: 'POST',
+      route: '/v1/x',
+    };
+    const victim = records.tenant({ name: 'crash-victim' });
+    await runAndKill({ options: db.options, tenant: victim, request });
+    const named = async () => (await db.store.tenants.list()).filter((t) => t.name === 'crash-victim');
+    expect(await named()).toEqual([]);
+    expect(await db.store.idempotency.get(tenantId, 'crash-1')).toBeUndefined();
 
-        const secrets = createSecretBox(randomBytes(32), { bytes: (n: number) => randomBytes(n) });
-        const retry = startIdempotentExecution(
-          { store: db.store, clock: { now: () => Date.now() }, secrets },
-          request,
-        );
-        await retry.deps.store.transaction((tx) => tx.tenants.insert(victim));
-        const body = { statusCode: 201, contentType: 'application/json', body: '{}' };
-        expect(await retry.finish(body)).toEqual({ kind: 'stored' });
-        expect(await named()).toHaveLength(1);
-      });
-    },
-  );
-}
+    const secrets = createSecretBox(randomBytes(32), { bytes: (n: number) => randomBytes(n) });
+    const retry = startIdempotentExecution(
+      { store: db.store, clock: { now: () => Date.now() }, secrets },
+      request,
+    );
+    await retry.deps.store.transaction((tx) => tx.tenants.insert(victim));
+    const body = { statusCode: 201, contentType: 'application/json', body: '{}' };
+    expect(await retry.finish(body)).toEqual({ kind: 'stored' });
+    expect(await named()).toHaveLength(1);
+  });
+});

@@ -4,12 +4,11 @@
  * problem+json that names the problem.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { DIALECTS, pgAvailable } from '../src/storage/testing.js';
-import { startTestService, type TestService } from './support/test-service.js';
+import { describeEachDialect } from './support/each-dialect.js';
+import { type TestService, useTestService } from './support/test-service.js';
 
-const pg = await pgAvailable();
 /** Migration bookkeeping changes only when migrations run, which they do not during requests. */
 const EXCLUDED_TABLES = new Set(['schema_migrations']);
 
@@ -43,6 +42,11 @@ const badBodies = fc.oneof(
   fc.constant('"string"'),
   fc.constant('12345'),
   fc.constant('{"__proto__": {"polluted": true}}'),
+  // Values of the wrong JSON type are never coerced (a number for a string, a string for a number or boolean).
+  fc.constant(`{"actionHashHex":"${'ab'.repeat(32)}","subject":0}`),
+  fc.constant(`{"actionHashHex":"${'ab'.repeat(32)}","ttlSeconds":"60"}`),
+  fc.constant('{"name":"k","scopes":"keys:manage"}'),
+  fc.constant('{"enabled":"true","gracePeriodSeconds":"60"}'),
   fc
     .dictionary(
       fc.string({ maxLength: 12 }).map((k) => `zz_${k}`),
@@ -106,98 +110,92 @@ function expectProblem(
   expect(typeof body.requestId, label).toBe('string');
 }
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect === 'postgres' && !pg)(`malformed requests on ${dialect}`, () => {
-    let s: TestService;
-    let routes: { method: Method; path: string }[];
-    beforeAll(async () => {
-      s = await startTestService(dialect);
-      await s.enroll('fuzz-subject');
-      routes = routesOf((await s.composed.app.inject({ method: 'GET', url: '/openapi.json' })).json());
+describeEachDialect('malformed requests', (dialect) => {
+  const s = useTestService(dialect);
+  let routes: { method: Method; path: string }[];
+  beforeAll(async () => {
+    await s.enroll('fuzz-subject');
+    routes = routesOf((await s.composed.app.inject({ method: 'GET', url: '/openapi.json' })).json());
+  });
+
+  const inject = (method: Method, url: string, payload?: string | Buffer, contentType = 'application/json') =>
+    s.composed.app.inject({
+      method,
+      url,
+      headers: {
+        authorization: `Bearer ${s.apiKey}`,
+        ...(payload === undefined ? {} : { 'content-type': contentType }),
+      },
+      ...(payload === undefined ? {} : { payload }),
     });
-    afterAll(async () => s.close());
 
-    const inject = (method: Method, url: string, payload?: string, contentType = 'application/json') =>
-      s.composed.app.inject({
-        method,
-        url,
-        headers: {
-          authorization: `Bearer ${s.apiKey}`,
-          ...(payload === undefined ? {} : { 'content-type': contentType }),
-        },
-        ...(payload === undefined ? {} : { payload }),
-      });
-
-    it('answers every malformed body, query, path and content type with a 4xx problem and changes nothing', async () => {
-      const before = await snapshot(s);
-      let sent = 0;
-      const withBody = routes.filter(
-        (r) => r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH',
+  it('answers every malformed body, query, path and content type with a 4xx problem and changes nothing', async () => {
+    const before = await snapshot(s);
+    let sent = 0;
+    const withBody = routes.filter((r) => r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH');
+    for (const route of withBody) {
+      const url = route.path.replace(/\{[^}]+\}/g, 'key_00000000000000000000000000');
+      for (const body of fc.sample(badBodies, { numRuns: 25, seed: 42 })) {
+        const res = await inject(route.method, url, body);
+        // A syntactically valid body may still reach the handler of a permissive route (a 404 for an unknown id is fine).
+        expect(res.statusCode, `${route.method} ${url} ${body.slice(0, 100)}`).toBeLessThan(500);
+        if (res.statusCode >= 400) expectProblem(res, `${route.method} ${url} ${body}`);
+        sent++;
+      }
+      expectProblem(
+        await inject(route.method, url, 'a=1', 'application/x-www-form-urlencoded'),
+        `${route.method} ${url} form`,
       );
-      for (const route of withBody) {
-        const url = route.path.replace(/\{[^}]+\}/g, 'key_00000000000000000000000000');
-        for (const body of fc.sample(badBodies, { numRuns: 25, seed: 42 })) {
-          const res = await inject(route.method, url, body);
-          // A syntactically valid body may still reach the handler of a permissive route (a 404 for an unknown id is fine).
-          expect(res.statusCode, `${route.method} ${url} ${body.slice(0, 100)}`).toBeLessThan(500);
-          if (res.statusCode >= 400) expectProblem(res, `${route.method} ${url} ${body}`);
-          sent++;
-        }
-        expectProblem(
-          await inject(route.method, url, 'a=1', 'application/x-www-form-urlencoded'),
-          `${route.method} ${url} form`,
-        );
-        expectProblem(
-          await inject(route.method, url, 'x'.repeat(1024 * 1024 + 10)),
-          `${route.method} ${url} oversized`,
-        );
-        sent += 2;
-      }
-      for (const route of routes.filter((r) => r.path.includes('{'))) {
-        for (const id of badIds) {
-          const url = route.path.replace(/\{[^}]+\}/g, encodeURIComponent(id));
-          expectProblem(
-            await inject(route.method, url, route.method === 'POST' ? '{}' : undefined),
-            `${route.method} ${url}`,
-          );
-          sent++;
-        }
-      }
-      for (const route of routes.filter(
-        (r) => r.method === 'GET' && !r.path.includes('{') && r.path.startsWith('/v1/'),
-      )) {
-        for (const query of fc.sample(badQueries, { numRuns: 12, seed: 7 })) {
-          expectProblem(await inject('GET', `${route.path}?${query}`), `GET ${route.path}?${query}`);
-          sent++;
-        }
-      }
-      expect(sent).toBeGreaterThan(200);
-      expect(await snapshot(s)).toBe(before);
-    });
-
-    it('answers a body of an unsupported content type with 415 on every route that takes one', async () => {
-      const withBody = routes.filter(
-        (r) => ['POST', 'PUT', 'PATCH'].includes(r.method) && r.path.startsWith('/v1/'),
+      expectProblem(
+        await inject(route.method, url, 'x'.repeat(1024 * 1024 + 10)),
+        `${route.method} ${url} oversized`,
       );
-      expect(withBody.length).toBeGreaterThan(5);
-      for (const route of withBody) {
-        const url = route.path.replace(/\{[^}]+\}/g, 'key_00000000000000000000000000');
-        for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/xml']) {
-          const res = await inject(route.method, url, '{"subject":"x"}', type);
-          expectProblem(res, `${route.method} ${url} ${type}`);
-          expect(res.statusCode, `${route.method} ${url} ${type}`).toBe(415);
-          expect(res.json().code).toBe('unsupported_media_type');
-        }
+      sent += 2;
+    }
+    for (const route of routes.filter((r) => r.path.includes('{'))) {
+      for (const id of badIds) {
+        const url = route.path.replace(/\{[^}]+\}/g, encodeURIComponent(id));
+        expectProblem(
+          await inject(route.method, url, route.method === 'POST' ? '{}' : undefined),
+          `${route.method} ${url}`,
+        );
+        sent++;
       }
-    });
+    }
+    for (const route of routes.filter(
+      (r) => r.method === 'GET' && !r.path.includes('{') && r.path.startsWith('/v1/'),
+    )) {
+      for (const query of fc.sample(badQueries, { numRuns: 12, seed: 7 })) {
+        expectProblem(await inject('GET', `${route.path}?${query}`), `GET ${route.path}?${query}`);
+        sent++;
+      }
+    }
+    expect(sent).toBeGreaterThan(200);
+    expect(await snapshot(s)).toBe(before);
+  });
 
-    it('names the wrong field', async () => {
-      const res = await inject('POST', '/v1/presence/challenge', JSON.stringify({ actionHashHex: 'nothex' }));
-      expect(res.statusCode).toBe(400);
-      expect(res.json()).toMatchObject({
-        code: 'invalid_request',
-        errors: [{ field: 'body/actionHashHex' }],
-      });
+  it('answers a body of an unsupported content type with 415 on every route that takes one', async () => {
+    const withBody = routes.filter(
+      (r) => ['POST', 'PUT', 'PATCH'].includes(r.method) && r.path.startsWith('/v1/'),
+    );
+    expect(withBody.length).toBeGreaterThan(5);
+    for (const route of withBody) {
+      const url = route.path.replace(/\{[^}]+\}/g, 'key_00000000000000000000000000');
+      for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/xml']) {
+        const res = await inject(route.method, url, '{"subject":"x"}', type);
+        expectProblem(res, `${route.method} ${url} ${type}`);
+        expect(res.statusCode, `${route.method} ${url} ${type}`).toBe(415);
+        expect(res.json().code).toBe('unsupported_media_type');
+      }
+    }
+  });
+
+  it('names the wrong field', async () => {
+    const res = await inject('POST', '/v1/presence/challenge', JSON.stringify({ actionHashHex: 'nothex' }));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({
+      code: 'invalid_request',
+      errors: [{ field: 'body/actionHashHex' }],
     });
   });
-}
+});

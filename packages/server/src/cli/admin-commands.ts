@@ -5,6 +5,7 @@ import { PolicyBody } from '@presence/contract';
 import { loadConfig } from '../config/load-config.js';
 import { composeDeps } from '../compose.js';
 import type { Deps } from '../domain/deps.js';
+import { OWNER_SCOPES } from '../domain/api-keys/check-grantable-scopes.js';
 import { createApiKey } from '../domain/api-keys/create-api-key.js';
 import { listApiKeys, revokeApiKey, rotateApiKey } from '../domain/api-keys/manage-api-keys.js';
 import { rotateSigningKey } from '../domain/receipts/receipt-signer.js';
@@ -79,7 +80,7 @@ export const adminCommands: Record<string, Command> = {
         );
       }
       const created = await withDeps((deps) =>
-        createApiKey(deps, values.tenant!, { name: values.name!, scopes: scopes as Scope[] }),
+        createApiKey(deps, values.tenant!, { name: values.name!, scopes: scopes as Scope[] }, OWNER_SCOPES),
       );
       print({ keyId: created.key.keyId, apiKey: created.secret, scopes: created.key.scopes }, values.json);
       return 0;
@@ -125,7 +126,9 @@ export const adminCommands: Record<string, Command> = {
       if (!values.tenant || !values.key) throw new Error('keys rotate needs --tenant and --key');
       const grace = Number(values['grace-seconds'] ?? 86400);
       if (!Number.isInteger(grace) || grace < 0) throw new Error('--grace-seconds must be a whole number');
-      const rotated = await withDeps((deps) => rotateApiKey(deps, values.tenant!, values.key!, grace));
+      const rotated = await withDeps((deps) =>
+        rotateApiKey(deps, values.tenant!, values.key!, grace, OWNER_SCOPES),
+      );
       print(
         { keyId: rotated.key.keyId, apiKey: rotated.secret, previousExpiresAt: rotated.previous.expiresAt },
         values.json,

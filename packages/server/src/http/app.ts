@@ -12,6 +12,7 @@ import { tenantAdminRoutes } from './routes/tenants-admin.js';
 import { registerAuth } from './plugins/auth.js';
 import { frameworkErrors, registerProblemHandlers } from './plugins/problem.js';
 import { registerIdempotency } from './plugins/idempotency.js';
+import { registerJsonBody } from './plugins/json-body.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { keyRoutes } from './routes/keys.js';
@@ -20,9 +21,11 @@ import { presenceRoutes } from './routes/presence.js';
 import { publicRoutes } from './routes/public.js';
 import { receiptEvidenceRoutes } from './routes/receipt-evidence.js';
 import { receiptRoutes } from './routes/receipts.js';
+import { recordRouteTable } from './route-table.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import type { App } from './types.js';
+import { buildValidatorsByPart } from './validators.js';
 
 export interface HttpOptions {
   logger: FastifyBaseLogger | false;
@@ -51,6 +54,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     genReqId: () => `req_${randomBytes(12).toString('base64url')}`,
     requestIdHeader: false as const,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' as const, allErrors: true } },
+    schemaController: { compilersFactory: { buildValidator: buildValidatorsByPart } },
     routerOptions: { maxParamLength: 1500 },
     frameworkErrors,
   };
@@ -65,14 +69,16 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.decorate('routeTable', recordRouteTable(app));
   registerProblemHandlers(app);
+  registerJsonBody(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: API_INFO,
       components: {
         securitySchemes: {
-          apiKey: { type: 'http', scheme: 'bearer', description: 'API key: prs_…' },
+          apiKey: { type: 'http', scheme: 'bearer', description: 'API key: presence_… (older keys: prs_…)' },
           operatorToken: { type: 'http', scheme: 'bearer', description: 'PRESENCE_ADMIN_TOKEN (/admin/v1)' },
         },
       },

@@ -2,6 +2,7 @@ import type { Scope } from '@presence/contract';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from '../domain/deps.js';
 import type { IdempotentExecution } from '../domain/idempotency/start-idempotent-execution.js';
+import type { RouteEntry } from './route-table.js';
 import type {
   FastifyBaseLogger,
   FastifyInstance,
@@ -26,6 +27,10 @@ export interface AuthContext {
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered on the app, with its scope (http/route-table.ts). */
+    routeTable: readonly RouteEntry[];
+  }
   interface FastifyRequest {
     auth: AuthContext | null;
     /** The domain's dependencies for this request (request-scoped on idempotent routes). */
@@ -48,4 +53,10 @@ declare module 'fastify' {
 export function tenantOf(request: { auth: AuthContext | null }): string {
   if (!request.auth) throw new Error('route has no scope but reads the tenant');
   return request.auth.tenantId;
+}
+
+/** The scopes of the calling key (what it may grant to keys it creates or rotates). */
+export function scopesOf(request: { auth: AuthContext | null }): readonly Scope[] {
+  if (!request.auth) throw new Error('route has no scope but reads the caller');
+  return request.auth.scopes;
 }

@@ -4,7 +4,8 @@
  * increments, gap-free invoice numbers, plan assignments, and the 0004 backfill of rollups
  * from events stored before it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDialect } from '../../test/support/each-dialect.js';
 import { BillingPeriodClosed } from '../domain/billing/billing-ports.js';
 import type { UsageEventRecord } from '../domain/ports.js';
 import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
@@ -12,15 +13,15 @@ import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
 import { openDatabase, type StoreOptions } from './open-database.js';
 import { createStore } from './open-store.js';
 import { seedTenant, TestRecords } from './test-records.js';
-import { DIALECTS, dropTestSchema, openTestStore, pgAvailable, type TestStore } from './testing.js';
+import { dropTestSchema, openTestStore, type TestStore } from './testing.js';
 
-const postgresReady = await pgAvailable();
 const HOUR = 3_600_000;
 const MAY = Date.UTC(2030, 4, 1);
 const JUNE = Date.UTC(2030, 5, 1);
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect === 'postgres' && !postgresReady)(`store behaviour: billing (${dialect})`, () => {
+describeEachDialect(
+  (dialect) => `store behaviour: billing (${dialect})`,
+  (dialect) => {
     let db: TestStore;
     const records = new TestRecords();
     const usage = (
@@ -199,5 +200,5 @@ for (const dialect of DIALECTS) {
         if (dialect === 'postgres') await dropTestSchema(options.pgSchema!);
       }
     });
-  });
-}
+  },
+);

@@ -3,12 +3,12 @@
  * updates under concurrency (on PostgreSQL the racing statements run on separate pooled
  * connections). Same suite for both dialects; see store.behaviour.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDialect } from '../../test/support/each-dialect.js';
 import { UniqueViolation, type ChallengeSettlement } from '../domain/ports.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
-import { DIALECTS, openTestStore, pgAvailable, type TestStore } from './testing.js';
+import { openTestStore, type TestStore } from './testing.js';
 
-const postgresReady = await pgAvailable();
 const RACERS = 20;
 
 const VERIFIED: ChallengeSettlement = {
@@ -24,8 +24,9 @@ function race<T>(run: (index: number) => Promise<T>): Promise<T[]> {
   return Promise.all(Array.from({ length: RACERS }, (_, index) => run(index)));
 }
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect === 'postgres' && !postgresReady)(`store behaviour: integrity (${dialect})`, () => {
+describeEachDialect(
+  (dialect) => `store behaviour: integrity (${dialect})`,
+  (dialect) => {
     let db: TestStore;
     const records = new TestRecords();
     beforeAll(async () => {
@@ -177,5 +178,5 @@ for (const dialect of DIALECTS) {
       expect((await db.rows('outbox_events')).filter((r) => r.tenant_id === tenant.id)).toHaveLength(1);
       expect((await db.rows('usage_events')).filter((r) => r.tenant_id === tenant.id)).toHaveLength(1);
     });
-  });
-}
+  },
+);

@@ -3,6 +3,7 @@
  * for both dialects.
  */
 import { randomBytes } from 'node:crypto';
+import { describeEachDialect } from '../../test/support/each-dialect.js';
 import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,12 +16,11 @@ import { migrateDatabase } from './migrate-database.js';
 import type { StoreOptions } from './open-database.js';
 import { openStore } from './open-store.js';
 import { TestRecords } from './test-records.js';
-import { DIALECTS, dropTestSchema, pgAvailable, testDatabaseUrl } from './testing.js';
+import { dropTestSchema, testDatabaseUrl } from './testing.js';
 
-const postgresReady = await pgAvailable();
-
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect === 'postgres' && !postgresReady)(`store lifecycle (${dialect})`, () => {
+describeEachDialect(
+  (dialect) => `store lifecycle (${dialect})`,
+  (dialect) => {
     let scratch: string;
     const schema = `test_${randomBytes(8).toString('hex')}`;
     let options: StoreOptions;
@@ -91,8 +91,8 @@ for (const dialect of DIALECTS) {
         await store.close();
       },
     );
-  });
-}
+  },
+);
 
 describe('openStore option checks', () => {
   it('rejects a databaseUrl that is not PostgreSQL', async () => {

@@ -2,12 +2,11 @@
  * The Store's behaviour, part 2: credentials, challenges, receipts, and tenant isolation.
  * Same suite for both dialects; see store.behaviour.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDialect } from '../../test/support/each-dialect.js';
 import type { ChallengeSettlement, Store } from '../domain/ports.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
-import { DIALECTS, openTestStore, pgAvailable, type TestStore } from './testing.js';
-
-const postgresReady = await pgAvailable();
+import { openTestStore, type TestStore } from './testing.js';
 
 const VERIFIED: ChallengeSettlement = {
   status: 'verified',
@@ -18,8 +17,9 @@ const VERIFIED: ChallengeSettlement = {
   credentialRef: 'cred_1',
 };
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect === 'postgres' && !postgresReady)(`store behaviour: presence (${dialect})`, () => {
+describeEachDialect(
+  (dialect) => `store behaviour: presence (${dialect})`,
+  (dialect) => {
     let db: TestStore;
     const records = new TestRecords();
     beforeAll(async () => {
@@ -186,5 +186,5 @@ for (const dialect of DIALECTS) {
       expect((await s.challenges.get(a.tenant.id, chl.id))?.status).toBe('pending');
       expect((await s.apiKeys.get(a.tenant.id, key.id))?.revokedAt).toBeNull();
     });
-  });
-}
+  },
+);

@@ -7,7 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDialect } from '../../test/support/each-dialect.js';
 import type { Store, TenantRecord, PolicyRecord } from '../domain/ports.js';
 import * as postgresCore from './migrations/postgres/0001-core.js';
 import * as postgresEvidence from './migrations/postgres/0002-evidence.js';
@@ -16,135 +17,125 @@ import * as sqliteEvidence from './migrations/sqlite/0002-evidence.js';
 import { openDatabase } from './open-database.js';
 import { createStore } from './open-store.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
-import {
-  DIALECTS,
-  dropTestSchema,
-  openTestStore,
-  pgAvailable,
-  testDatabaseUrl,
-  type TestStore,
-} from './testing.js';
+import { dropTestSchema, openTestStore, testDatabaseUrl, type TestStore } from './testing.js';
 
-const postgresReady = await pgAvailable();
+describeEachDialect(
+  (dialect) => `store behaviour: receipt log (${dialect})`,
+  (dialect) => {
+    let db: TestStore;
+    const records = new TestRecords();
+    beforeAll(async () => {
+      db = await openTestStore(dialect);
+    });
+    afterAll(async () => {
+      await db?.cleanup();
+    });
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect === 'postgres' && !postgresReady)(
-    `store behaviour: receipt log (${dialect})`,
-    () => {
-      let db: TestStore;
-      const records = new TestRecords();
-      beforeAll(async () => {
-        db = await openTestStore(dialect);
+    function receiptFor(tenant: TenantRecord, policy: PolicyRecord, issuedAt = T0) {
+      const challenge = records.challenge(tenant.id, policy.id);
+      return { challenge, receipt: records.receipt(challenge, { issuedAt }) };
+    }
+
+    async function insertOne(store: Store, tenant: TenantRecord, policy: PolicyRecord): Promise<number> {
+      const { challenge, receipt } = receiptFor(tenant, policy);
+      return store.transaction(async (tx) => {
+        await tx.challenges.insert(challenge);
+        return tx.receipts.insert(receipt);
       });
-      afterAll(async () => {
-        await db?.cleanup();
-      });
+    }
 
-      function receiptFor(tenant: TenantRecord, policy: PolicyRecord, issuedAt = T0) {
-        const challenge = records.challenge(tenant.id, policy.id);
-        return { challenge, receipt: records.receipt(challenge, { issuedAt }) };
-      }
+    it('numbers each tenant’s receipts 1, 2, 3… independently', async () => {
+      const a = await seedTenant(db.store, records);
+      const b = await seedTenant(db.store, records);
+      expect(await db.store.receiptLog.lastSeq(a.tenant.id)).toBe(0);
+      expect(await insertOne(db.store, a.tenant, a.policy)).toBe(1);
+      expect(await insertOne(db.store, a.tenant, a.policy)).toBe(2);
+      expect(await insertOne(db.store, b.tenant, b.policy)).toBe(1);
+      expect(await insertOne(db.store, a.tenant, a.policy)).toBe(3);
+      expect(await db.store.receiptLog.lastSeq(a.tenant.id)).toBe(3);
+    });
 
-      async function insertOne(store: Store, tenant: TenantRecord, policy: PolicyRecord): Promise<number> {
+    it('a rolled-back receipt leaves no gap', async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      await insertOne(db.store, tenant, policy);
+      const failed = db.store.transaction(async (tx) => {
         const { challenge, receipt } = receiptFor(tenant, policy);
-        return store.transaction(async (tx) => {
+        await tx.challenges.insert(challenge);
+        await tx.receipts.insert(receipt);
+        throw new Error('the rest of the transaction failed');
+      });
+      await expect(failed).rejects.toThrow('the rest of the transaction failed');
+      expect(await insertOne(db.store, tenant, policy)).toBe(2);
+    });
+
+    it('hands out seq in commit order: a second writer waits for the first to commit', async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let firstSeq = 0;
+      const first = db.store.transaction(async (tx) => {
+        const { challenge, receipt } = receiptFor(tenant, policy);
+        await tx.challenges.insert(challenge);
+        firstSeq = await tx.receipts.insert(receipt);
+        await held;
+      });
+      while (firstSeq === 0) await new Promise((r) => setTimeout(r, 5));
+      let secondDone = false;
+      const second = insertOne(db.store, tenant, policy).then((seq) => {
+        secondDone = true;
+        return seq;
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(secondDone).toBe(false);
+      release();
+      await first;
+      expect(await second).toBe(firstSeq + 1);
+    });
+
+    it('seqWindow and list: time range, filters and both orders', async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      for (let i = 0; i < 6; i++) {
+        const { challenge, receipt } = receiptFor(tenant, policy, T0 + i * 1000);
+        await db.store.transaction(async (tx) => {
           await tx.challenges.insert(challenge);
-          return tx.receipts.insert(receipt);
+          await tx.receipts.insert({ ...receipt, subject: i % 2 === 0 ? 'even' : 'odd' });
         });
       }
-
-      it('numbers each tenant’s receipts 1, 2, 3… independently', async () => {
-        const a = await seedTenant(db.store, records);
-        const b = await seedTenant(db.store, records);
-        expect(await db.store.receiptLog.lastSeq(a.tenant.id)).toBe(0);
-        expect(await insertOne(db.store, a.tenant, a.policy)).toBe(1);
-        expect(await insertOne(db.store, a.tenant, a.policy)).toBe(2);
-        expect(await insertOne(db.store, b.tenant, b.policy)).toBe(1);
-        expect(await insertOne(db.store, a.tenant, a.policy)).toBe(3);
-        expect(await db.store.receiptLog.lastSeq(a.tenant.id)).toBe(3);
+      expect(await db.store.receiptLog.seqWindow(tenant.id, { from: T0 + 1000, to: T0 + 4000 })).toEqual({
+        low: 2,
+        high: 4,
       });
-
-      it('a rolled-back receipt leaves no gap', async () => {
-        const { tenant, policy } = await seedTenant(db.store, records);
-        await insertOne(db.store, tenant, policy);
-        const failed = db.store.transaction(async (tx) => {
-          const { challenge, receipt } = receiptFor(tenant, policy);
-          await tx.challenges.insert(challenge);
-          await tx.receipts.insert(receipt);
-          throw new Error('the rest of the transaction failed');
-        });
-        await expect(failed).rejects.toThrow('the rest of the transaction failed');
-        expect(await insertOne(db.store, tenant, policy)).toBe(2);
-      });
-
-      it('hands out seq in commit order: a second writer waits for the first to commit', async () => {
-        const { tenant, policy } = await seedTenant(db.store, records);
-        let release!: () => void;
-        const held = new Promise<void>((resolve) => (release = resolve));
-        let firstSeq = 0;
-        const first = db.store.transaction(async (tx) => {
-          const { challenge, receipt } = receiptFor(tenant, policy);
-          await tx.challenges.insert(challenge);
-          firstSeq = await tx.receipts.insert(receipt);
-          await held;
-        });
-        while (firstSeq === 0) await new Promise((r) => setTimeout(r, 5));
-        let secondDone = false;
-        const second = insertOne(db.store, tenant, policy).then((seq) => {
-          secondDone = true;
-          return seq;
-        });
-        await new Promise((r) => setTimeout(r, 200));
-        expect(secondDone).toBe(false);
-        release();
-        await first;
-        expect(await second).toBe(firstSeq + 1);
-      });
-
-      it('seqWindow and list: time range, filters and both orders', async () => {
-        const { tenant, policy } = await seedTenant(db.store, records);
-        for (let i = 0; i < 6; i++) {
-          const { challenge, receipt } = receiptFor(tenant, policy, T0 + i * 1000);
-          await db.store.transaction(async (tx) => {
-            await tx.challenges.insert(challenge);
-            await tx.receipts.insert({ ...receipt, subject: i % 2 === 0 ? 'even' : 'odd' });
-          });
-        }
-        expect(await db.store.receiptLog.seqWindow(tenant.id, { from: T0 + 1000, to: T0 + 4000 })).toEqual({
-          low: 2,
-          high: 4,
-        });
-        expect(await db.store.receiptLog.seqWindow(tenant.id, { from: T0 + 9000 })).toBeUndefined();
-        const seqs = async (
-          order: 'asc' | 'desc',
-          after: number | null,
-          stop: number | null,
-          subject?: string,
-        ) =>
-          (await db.store.receiptLog.list(tenant.id, { subject }, { order, after, stop }, 10)).map(
-            (r) => r.seq,
-          );
-        expect(await seqs('asc', null, null)).toEqual([1, 2, 3, 4, 5, 6]);
-        expect(await seqs('asc', 2, 5)).toEqual([3, 4, 5]);
-        expect(await seqs('desc', 5, 2)).toEqual([4, 3, 2]);
-        expect(await seqs('desc', null, null, 'odd')).toEqual([6, 4, 2]);
-        const [first] = await db.store.receiptLog.list(
-          tenant.id,
-          {},
-          { order: 'asc', after: null, stop: 1 },
-          1,
+      expect(await db.store.receiptLog.seqWindow(tenant.id, { from: T0 + 9000 })).toBeUndefined();
+      const seqs = async (
+        order: 'asc' | 'desc',
+        after: number | null,
+        stop: number | null,
+        subject?: string,
+      ) =>
+        (await db.store.receiptLog.list(tenant.id, { subject }, { order, after, stop }, 10)).map(
+          (r) => r.seq,
         );
-        expect(first?.challenge.id).toBe(first?.receipt.challengeId);
-      });
-    },
-  );
-}
+      expect(await seqs('asc', null, null)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(await seqs('asc', 2, 5)).toEqual([3, 4, 5]);
+      expect(await seqs('desc', 5, 2)).toEqual([4, 3, 2]);
+      expect(await seqs('desc', null, null, 'odd')).toEqual([6, 4, 2]);
+      const [first] = await db.store.receiptLog.list(
+        tenant.id,
+        {},
+        { order: 'asc', after: null, stop: 1 },
+        1,
+      );
+      expect(first?.challenge.id).toBe(first?.receipt.challengeId);
+    });
+  },
+);
 
 const CORE = { sqlite: sqliteCore, postgres: postgresCore };
 const EVIDENCE = { sqlite: sqliteEvidence, postgres: postgresEvidence };
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect === 'postgres' && !postgresReady)(`migration 0002 (${dialect})`, () => {
+describeEachDialect(
+  (dialect) => `migration 0002 (${dialect})`,
+  (dialect) => {
     let dir: string;
     const schema = `test_${randomBytes(8).toString('hex')}`;
     beforeAll(async () => {
@@ -190,5 +181,5 @@ for (const dialect of DIALECTS) {
       expect(await store.receiptLog.lastSeq(b.tenant.id)).toBe(0);
       await handle.db.destroy();
     });
-  });
-}
+  },
+);

@@ -3,15 +3,15 @@
  * registrations, signing keys, outbox, usage). Parts 2 and 3 are store-presence.behaviour.test.ts
  * and store-integrity.behaviour.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDialect } from '../../test/support/each-dialect.js';
 import { UniqueViolation } from '../domain/ports.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
-import { DIALECTS, openTestStore, pgAvailable, type TestStore } from './testing.js';
+import { openTestStore, type TestStore } from './testing.js';
 
-const postgresReady = await pgAvailable();
-
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect === 'postgres' && !postgresReady)(`store behaviour (${dialect})`, () => {
+describeEachDialect(
+  (dialect) => `store behaviour (${dialect})`,
+  (dialect) => {
     let db: TestStore;
     const records = new TestRecords();
     beforeAll(async () => {
@@ -169,5 +169,5 @@ for (const dialect of DIALECTS) {
         ['presence.verified', 1, T0],
       ]);
     });
-  });
-}
+  },
+);

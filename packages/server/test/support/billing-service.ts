@@ -11,6 +11,7 @@ import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { composeWith, depsFromStore, type Composed } from '../../src/compose.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { OWNER_SCOPES } from '../../src/domain/api-keys/check-grantable-scopes.js';
 import { createApiKey } from '../../src/domain/api-keys/create-api-key.js';
 import { DEFAULT_BILLING_SETTINGS } from '../../src/domain/billing/billing-settings.js';
 import { setPlan } from '../../src/domain/billing/set-plan.js';
@@ -19,6 +20,7 @@ import type { Clock } from '../../src/domain/ports.js';
 import { createTenant } from '../../src/domain/tenants/create-tenant.js';
 import type { Dialect } from '../../src/storage/open-database.js';
 import { openTestStore, testDatabaseUrl, type TestStore } from '../../src/storage/testing.js';
+import { startedForSuite } from './each-dialect.js';
 import { SoftAuthenticator } from './soft-authenticator.js';
 
 export const RP_ID = 'app.example';
@@ -98,7 +100,7 @@ export async function startBillingService(
       return { tenantId: t.tenant.id, apiKey: t.apiKey };
     },
     async keyWith(tenantId, scopes) {
-      return (await createApiKey(deps, tenantId, { name: 'scoped', scopes })).secret;
+      return (await createApiKey(deps, tenantId, { name: 'scoped', scopes }, OWNER_SCOPES)).secret;
     },
     async enroll(apiKey, subject) {
       const authenticator = new SoftAuthenticator(RP_ID, ORIGIN);
@@ -144,4 +146,15 @@ export async function rawExec(testStore: TestStore, statement: string): Promise<
   } finally {
     await client.end();
   }
+}
+
+/** A billing service started before the enclosing suite's tests and closed after them. */
+export function useBillingService(
+  dialect: Dialect,
+  options: Parameters<typeof startBillingService>[1],
+): BillingService {
+  return startedForSuite(
+    () => startBillingService(dialect, options),
+    (s) => s.close(),
+  );
 }

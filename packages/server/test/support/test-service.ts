@@ -7,13 +7,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Scope } from '@presence/contract';
+import type { Logger } from 'pino';
 import { composeWith, depsFromStore, type Composed } from '../../src/compose.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { OWNER_SCOPES } from '../../src/domain/api-keys/check-grantable-scopes.js';
 import { createApiKey } from '../../src/domain/api-keys/create-api-key.js';
 import type { Clock } from '../../src/domain/ports.js';
 import { createTenant } from '../../src/domain/tenants/create-tenant.js';
 import type { Dialect } from '../../src/storage/open-database.js';
 import { openTestStore, type TestStore } from '../../src/storage/testing.js';
+import { startedForSuite } from './each-dialect.js';
 import { SoftAuthenticator } from './soft-authenticator.js';
 
 export const RP_ID = 'app.example';
@@ -53,7 +56,7 @@ export interface TestService {
 
 export async function startTestService(
   dialect: Dialect,
-  options: { webhookAllowNets?: string[]; webhookTimeoutMs?: number } = {},
+  options: { webhookAllowNets?: string[]; webhookTimeoutMs?: number; logger?: Logger } = {},
 ): Promise<TestService> {
   const testStore = await openTestStore(dialect);
   const dataDir = mkdtempSync(join(tmpdir(), 'presence-test-'));
@@ -68,7 +71,7 @@ export async function startTestService(
     allowNets: options.webhookAllowNets ?? [],
     timeoutMs: options.webhookTimeoutMs ?? 10_000,
   });
-  const composed = await composeWith(deps, config, false);
+  const composed = await composeWith(deps, config, options.logger ?? false);
   const newTenant = async () => {
     const t = await createTenant(deps, { name: 'test', rpId: RP_ID, origins: [ORIGIN] });
     return { tenantId: t.tenant.id, apiKey: t.apiKey };
@@ -90,7 +93,7 @@ export async function startTestService(
     },
     newTenant,
     async keyWith(scopes) {
-      return (await createApiKey(deps, first.tenantId, { name: 'scoped', scopes })).secret;
+      return (await createApiKey(deps, first.tenantId, { name: 'scoped', scopes }, OWNER_SCOPES)).secret;
     },
     async enroll(subject, authenticator = new SoftAuthenticator(RP_ID, ORIGIN)) {
       const options = await service.request('POST', '/v1/presence/credentials/options', { subject });
@@ -109,4 +112,13 @@ export async function startTestService(
     },
   };
   return service;
+}
+
+/** A test service started before the enclosing suite's tests and closed after them. */
+export function useTestService(
+  dialect: Dialect,
+  options: Parameters<typeof startTestService>[1] = {},
+  stop: (s: TestService) => Promise<void> = (s) => s.close(),
+): TestService {
+  return startedForSuite(() => startTestService(dialect, options), stop);
 }

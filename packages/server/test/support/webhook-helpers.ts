@@ -1,11 +1,26 @@
 /** Shared steps of the webhook suites: endpoints through the API, the worker driven by hand. */
 import { createHmac } from 'node:crypto';
 import type { WebhookJob } from '../../src/worker/deliver-webhooks.js';
+import { startedForSuite } from './each-dialect.js';
 import { startTestService, type TestService } from './test-service.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
 export async function startWebhookService(dialect: 'sqlite' | 'postgres'): Promise<TestService> {
   return startTestService(dialect, { webhookAllowNets: ['127.0.0.0/8'], webhookTimeoutMs: 2000 });
+}
+
+/** A webhook test service for the enclosing suite, stopped by `stop` (default: the worker, then the service). */
+export function useWebhookService(
+  dialect: 'sqlite' | 'postgres',
+  stop: (s: TestService) => Promise<void> = closeWebhookService,
+): TestService {
+  return startedForSuite(() => startWebhookService(dialect), stop);
+}
+
+/** Stops the webhook worker, then the service. */
+export async function closeWebhookService(s: TestService): Promise<void> {
+  await s.composed.deps.webhooks.close();
+  await s.close();
 }
 
 export function webhookJob(s: TestService): WebhookJob {

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.js';
 import type { ApiKeyRecord } from '../ports.js';
-import { KEY_PREFIX, hashKeySecret } from './api-key-secret.js';
+import { hashKeySecret, isWellFormedKeySecret } from './api-key-secret.js';
 
 /** How stale `lastUsedAt` may get before a request writes it again. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -10,7 +10,7 @@ export async function authenticateApiKey(
   deps: Pick<Deps, 'store' | 'clock'>,
   presented: string,
 ): Promise<ApiKeyRecord | undefined> {
-  if (!presented.startsWith(KEY_PREFIX) || presented.length > 128) return undefined;
+  if (!isWellFormedKeySecret(presented)) return undefined;
   const key = await deps.store.apiKeys.findByHash(hashKeySecret(presented));
   if (!key) return undefined;
   const now = deps.clock.now();

@@ -4,6 +4,7 @@ import { toIso } from '../encoding.js';
 import { newId } from '../ids.js';
 import type { ApiKeyRecord, StoreTx } from '../ports.js';
 import { newKeySecret } from './api-key-secret.js';
+import { checkGrantableScopes } from './check-grantable-scopes.js';
 
 export interface CreateApiKeyInput {
   name: string;
@@ -11,12 +12,18 @@ export interface CreateApiKeyInput {
   expiresInSeconds?: number | undefined;
 }
 
-/** Creates a key and returns its secret: the only time the secret exists outside the caller. */
+/**
+ * Creates a key and returns its secret: the only time the secret exists outside the caller.
+ * `grantorScopes` are the scopes of whoever asks (the calling key's, or OWNER_SCOPES for an
+ * owner): the new key's scopes must be among them.
+ */
 export async function createApiKey(
   deps: Pick<Deps, 'store' | 'clock' | 'random'>,
   tenantId: string,
   input: CreateApiKeyInput,
+  grantorScopes: readonly Scope[],
 ): Promise<{ key: ApiKey; secret: string }> {
+  checkGrantableScopes(grantorScopes, input.scopes);
   return deps.store.transaction((tx) => insertApiKey(deps, tx, tenantId, input));
 }
 

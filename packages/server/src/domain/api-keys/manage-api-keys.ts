@@ -1,7 +1,8 @@
-import type { ApiKey } from '@presence/contract';
+import type { ApiKey, Scope } from '@presence/contract';
 import type { Deps } from '../deps.js';
-import { notFound } from '../errors.js';
+import { DomainError, notFound } from '../errors.js';
 import type { PageRequest } from '../ports.js';
+import { checkGrantableScopes } from './check-grantable-scopes.js';
 import { insertApiKey, toApiKey } from './create-api-key.js';
 
 export async function listApiKeys(deps: Pick<Deps, 'store'>, tenantId: string, page: PageRequest) {
@@ -27,18 +28,32 @@ export async function revokeApiKey(
 
 /**
  * Issues a new key with the same name and scopes; the old one keeps working for the grace
- * period, so callers can deploy the new secret without an outage.
+ * period, so callers can deploy the new secret without an outage. Only a live key can be
+ * rotated (a revoked key, or one whose grace period or expiry has passed, is a 409), and only by
+ * a grantor holding every scope of it (see checkGrantableScopes).
  */
 export async function rotateApiKey(
   deps: Pick<Deps, 'store' | 'clock' | 'random'>,
   tenantId: string,
   keyId: string,
   gracePeriodSeconds: number,
+  grantorScopes: readonly Scope[],
 ): Promise<{ key: ApiKey; secret: string; previous: ApiKey }> {
   return deps.store.transaction(async (tx) => {
     const old = await tx.apiKeys.get(tenantId, keyId);
-    if (!old || old.revokedAt !== null) throw notFound('the active API key');
-    const graceEnd = deps.clock.now() + gracePeriodSeconds * 1000;
+    if (!old) throw notFound('the API key');
+    const now = deps.clock.now();
+    if (old.revokedAt !== null) {
+      throw new DomainError('conflict', 'the API key is revoked; create a new key instead of rotating it');
+    }
+    if (old.expiresAt !== null && old.expiresAt <= now) {
+      throw new DomainError(
+        'conflict',
+        'the API key has expired (or its rotation grace period has ended); create a new key instead',
+      );
+    }
+    checkGrantableScopes(grantorScopes, old.scopes);
+    const graceEnd = now + gracePeriodSeconds * 1000;
     const expiresAt = old.expiresAt === null ? graceEnd : Math.min(old.expiresAt, graceEnd);
     const previous = await tx.apiKeys.update(tenantId, keyId, { expiresAt });
     const created = await insertApiKey(deps, tx, tenantId, { name: old.name, scopes: old.scopes });

@@ -12,7 +12,7 @@ import { Type } from '@sinclair/typebox';
 import { createApiKey } from '../../domain/api-keys/create-api-key.js';
 import { getApiKey, listApiKeys, revokeApiKey, rotateApiKey } from '../../domain/api-keys/manage-api-keys.js';
 import { cursorScope } from '../cursor.js';
-import { tenantOf, type App } from '../types.js';
+import { scopesOf, tenantOf, type App } from '../types.js';
 import { problemResponses } from './errors.js';
 import { pageOf, readAfterId } from './paging.js';
 import type { RouteDeps } from './route-deps.js';
@@ -31,7 +31,9 @@ export function keyRoutes(app: App, { deps, cursors }: RouteDeps): void {
       response: { 201: KeyCreated, ...problemResponses },
     },
     handler: async (request, reply) =>
-      reply.code(201).send(await createApiKey(request.deps, tenantOf(request), request.body)),
+      reply
+        .code(201)
+        .send(await createApiKey(request.deps, tenantOf(request), request.body, scopesOf(request))),
   });
 
   app.get('/v1/keys', {
@@ -85,6 +87,7 @@ export function keyRoutes(app: App, { deps, cursors }: RouteDeps): void {
             tenantOf(request),
             request.params.keyId,
             request.body?.gracePeriodSeconds ?? 86400,
+            scopesOf(request),
           ),
         ),
   });
