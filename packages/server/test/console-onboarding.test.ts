@@ -42,7 +42,7 @@ for (const dialect of DIALECTS) {
       ).toEqual([]);
 
       const withKey = await service.admin('POST', '/admin/v1/tenants', { ...body, apiKey: true });
-      expect(withKey.json.apiKey).toMatch(/^prs_/);
+      expect(withKey.json.apiKey).toMatch(/^presence_/);
       expect((await service.request('GET', '/v1/keys', undefined, withKey.json.apiKey)).status).toBe(200);
 
       const owner = new ConsoleClient(service.composed.app, await service.composed.consoleSettings());

@@ -154,7 +154,9 @@ for (const dialect of DIALECTS) {
         ['scopes', 'challenges:write'],
       ]);
       expect(created.status).toBe(200);
-      const secret = /<code id="secret-value" class="secret">(prs_[^<]+)<\/code>/.exec(created.body)?.[1];
+      const secret = /<code id="secret-value" class="secret">(presence_[^<]+)<\/code>/.exec(
+        created.body,
+      )?.[1];
       expect(secret).toBeDefined();
       const listed = await service.request('GET', '/v1/keys', undefined, secret);
       expect(listed.status).toBe(403);

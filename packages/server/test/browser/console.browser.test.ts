@@ -97,7 +97,7 @@ for (const dialect of DIALECTS) {
           }
           await page.getByRole('button', { name: 'Create API key' }).click();
           const apiKey = (await page.locator('#secret-value').textContent()) ?? '';
-          expect(apiKey).toMatch(/^prs_/);
+          expect(apiKey).toMatch(/^presence_/);
           await page.waitForSelector('body[data-ready="true"]');
           await check(page, 'keys-created');
           const sdk = createPresenceClient({ baseUrl: service.origin, apiKey });

@@ -2,6 +2,7 @@ import { PolicyBody } from '@presence/contract';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { getApiKey, revokeApiKey, rotateApiKey } from '../../../domain/api-keys/manage-api-keys.js';
+import { OWNER_SCOPES } from '../../../domain/api-keys/check-grantable-scopes.js';
 import { removeMember } from '../../../domain/console/manage-members.js';
 import type { ConsolePermission } from '../../../domain/console/permissions.js';
 import { DomainError, notFound } from '../../../domain/errors.js';
@@ -57,7 +58,7 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
     params: Type.Object({ graceSeconds: Seconds(30 * 86400) }, { additionalProperties: false }),
     check: checkKey,
     execute: async (ctx, tenantId, target, params: { graceSeconds: number }) => {
-      const rotated = await rotateApiKey(ctx.deps, tenantId, target, params.graceSeconds);
+      const rotated = await rotateApiKey(ctx.deps, tenantId, target, params.graceSeconds, OWNER_SCOPES);
       return {
         message: `API key ${rotated.key.name} was rotated; the old secret works until ${rotated.previous.expiresAt ?? 'now'}. Copy the new secret now: it is shown only once.`,
         secret: rotated.secret,

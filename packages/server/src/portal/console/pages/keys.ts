@@ -1,6 +1,7 @@
 import { SCOPES, type ApiKey } from '@presence/contract';
 import { Type } from '@sinclair/typebox';
 import { createApiKey } from '../../../domain/api-keys/create-api-key.js';
+import { OWNER_SCOPES } from '../../../domain/api-keys/check-grantable-scopes.js';
 import { listApiKeys } from '../../../domain/api-keys/manage-api-keys.js';
 import { mayChange } from '../../../domain/console/permissions.js';
 import type { App } from '../../../http/types.js';
@@ -109,10 +110,9 @@ export function keyPages(app: App): void {
   }));
 
   action(app, '/console/keys', { body: CreateKeyForm }, 'keys', async ({ view, body }) => {
-    const { key, secret } = await createApiKey(view.ctx.deps, view.tenantId, {
-      name: body.name,
-      scopes: body.scopes,
-    });
+    // A member allowed to manage keys acts for the tenant's owner, like the CLI: any scope is grantable.
+    const input = { name: body.name, scopes: body.scopes };
+    const { key, secret } = await createApiKey(view.ctx.deps, view.tenantId, input, OWNER_SCOPES);
     await audit(view, 'api-key.create', key.keyId, { name: key.name, scopes: key.scopes });
     return {
       title: 'API keys',
