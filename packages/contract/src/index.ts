@@ -10,5 +10,6 @@ export * from './schemas/evidence.js';
 export * from './schemas/policy.js';
 export * from './schemas/keys.js';
 export * from './schemas/webhooks.js';
+export * from './schemas/webhook-events.js';
 export * from './schemas/billing.js';
 export * from './schemas/tenants.js';

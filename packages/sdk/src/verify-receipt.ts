@@ -1,5 +1,5 @@
 import { createPublicKey, timingSafeEqual, verify } from 'node:crypto';
-import type { ReceiptCheckName, ServiceKey } from '@presence/contract';
+import type { ReceiptCheckName, ServiceKey } from '#contract';
 import { deriveChallenge } from './challenge.js';
 import { importCoseKey, verifyCoseSignature } from './cose-key.js';
 import { canonicalJson, sha256 } from './encoding.js';

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { verifyWebhook, WebhookVerificationError } from './verify-webhook.js';
 
@@ -45,6 +46,7 @@ describe('verifyWebhook', () => {
       data: { x: 1 },
       deliveryId: 'dlv_1',
       timestamp: now,
+      scheme: 'presence',
     });
   });
 
@@ -161,5 +163,58 @@ describe('verifyWebhook', () => {
     expect(codeOf(() => verifyWebhook({ secret, headers: h, rawBody: raw, now: now * 1000 }))).toBe(
       'invalid_body',
     );
+  });
+
+  describe('Standard Webhooks headers (signed here by the standardwebhooks library)', () => {
+    const current = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+    const previous = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
+    const standard = (signature: string, timestamp = now) => ({
+      'webhook-id': 'dlv_1',
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signature,
+    });
+    const signWith = (key: string, raw = body) => new Webhook(key).sign('dlv_1', new Date(now * 1000), raw);
+
+    it('verifies webhook-signature when the X-PRESENCE headers are absent, with the typed event', () => {
+      const event = verifyWebhook({
+        secret: current,
+        headers: standard(signWith(current)),
+        rawBody: body,
+        now: now * 1000,
+      });
+      expect(event).toMatchObject({ id: 'evt_1', type: 'receipt.created', deliveryId: 'dlv_1' });
+      expect(event.scheme).toBe('standard-webhooks');
+    });
+
+    it('accepts any element during a rotation, refuses other secrets, bodies and stale timestamps', () => {
+      const both = standard(`${signWith(current)} ${signWith(previous)}`);
+      const at = now * 1000;
+      for (const key of [current, previous]) {
+        expect(codeOf(() => verifyWebhook({ secret: key, headers: both, rawBody: body, now: at }))).toBe(
+          'verified',
+        );
+      }
+      const other = 'whsec_' + Buffer.alloc(32, 1).toString('base64');
+      expect(codeOf(() => verifyWebhook({ secret: other, headers: both, rawBody: body, now: at }))).toBe(
+        'signature_mismatch',
+      );
+      expect(
+        codeOf(() => verifyWebhook({ secret: current, headers: both, rawBody: body + ' ', now: at })),
+      ).toBe('signature_mismatch');
+      expect(
+        codeOf(() => verifyWebhook({ secret: current, headers: both, rawBody: body, now: at + 301_000 })),
+      ).toBe('timestamp_out_of_tolerance');
+    });
+
+    it('keys secrets issued before in base64url by their decoded bytes too', () => {
+      const bytes = Buffer.alloc(32, 0xfb);
+      const legacy = 'whsec_' + bytes.toString('base64url');
+      const signed = new Webhook(bytes, { format: 'raw' }).sign('dlv_1', new Date(now * 1000), body);
+      expect(
+        codeOf(() =>
+          verifyWebhook({ secret: legacy, headers: standard(signed), rawBody: body, now: now * 1000 }),
+        ),
+      ).toBe('verified');
+    });
   });
 });

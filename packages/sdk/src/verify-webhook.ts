@@ -1,13 +1,21 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { WebhookEvent } from '#contract';
 
 /**
- * Verifies a Presence webhook request (contract §7) before anything trusts it:
- * `X-PRESENCE-Signature` holds one or more `v1=<hex>` elements (several during a secret rotation,
- * separated by spaces or commas); one of them must equal
- * HMAC-SHA256(secret as UTF-8, "<X-PRESENCE-Timestamp>.<X-PRESENCE-Delivery-Id>.<raw body>")
- * for one of your secrets, compared in constant time, and the timestamp must be within
- * `toleranceSeconds` of now. Pass the body exactly as received: re-serialized JSON does not verify.
- * Deliveries are at least once: dedupe on `deliveryId`.
+ * Verifies a Presence webhook request before anything trusts it. Every attempt carries two
+ * signatures over the same raw body, made with the same endpoint secret (docs/webhooks.md):
+ *
+ * - the contract's (checked when `X-PRESENCE-Signature` is present): one or more `v1=<hex>`
+ *   elements, HMAC-SHA256 keyed with the whole `whsec_…` string as UTF-8 over
+ *   `"<X-PRESENCE-Timestamp>.<X-PRESENCE-Delivery-Id>.<raw body>"`;
+ * - Standard Webhooks' (checked otherwise, e.g. behind a proxy that keeps only those headers):
+ *   `webhook-signature` with one or more `v1,<base64>` elements, HMAC-SHA256 keyed with the
+ *   base64-decoded bytes after `whsec_` over `"<webhook-id>.<webhook-timestamp>.<raw body>"`.
+ *
+ * Several elements (a secret rotation) and several secrets are accepted; comparison is in
+ * constant time; the timestamp must be within `toleranceSeconds` of now. Pass the body exactly
+ * as received: re-serialized JSON does not verify. Deliveries are at least once: dedupe on
+ * `deliveryId`.
  */
 export interface VerifyWebhookOptions {
   /** The endpoint's `whsec_…` secret; or `secrets` with several during a rotation. */
@@ -22,17 +30,22 @@ export interface VerifyWebhookOptions {
   now?: Date | number;
 }
 
-export interface VerifiedWebhook<T = unknown> {
-  /** The event id (the same across deliveries of one event to several endpoints). */
-  id: string;
-  type: string;
-  createdAt: string;
-  data: T;
-  /** Stable across retries of this event to this endpoint: the key to dedupe on. */
+/** What both schemes add to the event: the delivery to dedupe on and the signed attempt time. */
+export interface WebhookDeliveryInfo {
+  /** Stable across retries of this event to this endpoint (= `webhook-id`): the key to dedupe on. */
   deliveryId: string;
   /** The attempt's Unix time in seconds, as signed. */
   timestamp: number;
+  /** Which signature was checked. */
+  scheme: 'presence' | 'standard-webhooks';
 }
+
+/**
+ * A verified delivery: the event body, discriminated by `type` (`switch (event.type)` narrows
+ * `data`), plus the delivery fields. Event types added in later versions arrive too: keep a
+ * default branch.
+ */
+export type VerifiedWebhook = WebhookEvent & WebhookDeliveryInfo;
 
 export type WebhookVerificationCode =
   | 'no_secret'
@@ -52,17 +65,58 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-export function verifyWebhook<T = unknown>(options: VerifyWebhookOptions): VerifiedWebhook<T> {
+interface Scheme {
+  name: WebhookDeliveryInfo['scheme'];
+  signature: string;
+  timestamp: string;
+  id: string;
+  key: (secret: string) => Buffer;
+  signed: (timestamp: number, id: string) => string;
+  /** The MACs an element of the signature header offers, as bytes. */
+  macs: (header: string) => Buffer[];
+}
+
+const PRESENCE: Scheme = {
+  name: 'presence',
+  signature: 'x-presence-signature',
+  timestamp: 'x-presence-timestamp',
+  id: 'x-presence-delivery-id',
+  key: (secret) => Buffer.from(secret, 'utf8'),
+  signed: (timestamp, id) => `${timestamp}.${id}.`,
+  macs: (header) =>
+    elements(header)
+      .filter((part) => /^v1=[0-9a-f]{64}$/.test(part))
+      .map((part) => Buffer.from(part.slice(3), 'hex')),
+};
+
+const STANDARD: Scheme = {
+  name: 'standard-webhooks',
+  signature: 'webhook-signature',
+  timestamp: 'webhook-timestamp',
+  id: 'webhook-id',
+  // Standard Webhooks keys are the bytes after `whsec_`, base64 (older Presence secrets: base64url).
+  key: (secret) => Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64'),
+  signed: (timestamp, id) => `${id}.${timestamp}.`,
+  macs: (header) =>
+    elements(header)
+      .filter((part) => /^v1,[A-Za-z0-9+/]{43}=$/.test(part))
+      .map((part) => Buffer.from(part.slice(3), 'base64')),
+};
+
+const elements = (header: string) => header.split(/[\s]+|,(?=v1[=,])/).filter((p) => p !== '');
+
+export function verifyWebhook(options: VerifyWebhookOptions): VerifiedWebhook {
   const secrets = [...(options.secrets ?? []), ...(options.secret === undefined ? [] : [options.secret])];
   if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s === '')) {
     throw new WebhookVerificationError('no_secret', 'pass the endpoint secret (or secrets)');
   }
   const body = rawBodyBytes(options.rawBody);
-  const signature = header(options.headers, 'x-presence-signature');
-  const timestampText = header(options.headers, 'x-presence-timestamp');
-  const deliveryId = header(options.headers, 'x-presence-delivery-id');
+  const scheme = header(options.headers, PRESENCE.signature, false) === '' ? STANDARD : PRESENCE;
+  const signature = header(options.headers, scheme.signature);
+  const timestampText = header(options.headers, scheme.timestamp);
+  const deliveryId = header(options.headers, scheme.id);
   if (!/^\d{1,12}$/.test(timestampText)) {
-    throw new WebhookVerificationError('invalid_timestamp', 'X-PRESENCE-Timestamp is not Unix seconds');
+    throw new WebhookVerificationError('invalid_timestamp', `${scheme.timestamp} is not Unix seconds`);
   }
   const timestamp = Number(timestampText);
   const nowMs = options.now === undefined ? Date.now() : Number(options.now);
@@ -70,24 +124,22 @@ export function verifyWebhook<T = unknown>(options: VerifyWebhookOptions): Verif
   if (Math.abs(nowMs / 1000 - timestamp) > tolerance) {
     throw new WebhookVerificationError(
       'timestamp_out_of_tolerance',
-      `X-PRESENCE-Timestamp is more than ${tolerance} s away from now (a replay, or a wrong clock)`,
+      `${scheme.timestamp} is more than ${tolerance} s away from now (a replay, or a wrong clock)`,
     );
   }
-  const signed = Buffer.concat([Buffer.from(`${timestamp}.${deliveryId}.`, 'utf8'), body]);
-  const expected = secrets.map((s) => createHmac('sha256', Buffer.from(s, 'utf8')).update(signed).digest());
-  const offered = signature
-    .split(/[\s,]+/)
-    .filter((part) => part.startsWith('v1='))
-    .map((part) => part.slice(3))
-    .filter((hex) => /^[0-9a-f]{64}$/.test(hex))
-    .map((hex) => Buffer.from(hex, 'hex'));
-  if (!offered.some((mac) => expected.some((e) => timingSafeEqual(mac, e)))) {
-    throw new WebhookVerificationError('signature_mismatch', 'no v1 signature matches any of the secrets');
+  const signed = Buffer.concat([Buffer.from(scheme.signed(timestamp, deliveryId), 'utf8'), body]);
+  const expected = secrets.map((s) => createHmac('sha256', scheme.key(s)).update(signed).digest());
+  const offered = scheme.macs(signature);
+  if (!offered.some((mac) => expected.some((e) => mac.length === e.length && timingSafeEqual(mac, e)))) {
+    throw new WebhookVerificationError(
+      'signature_mismatch',
+      `no v1 signature in ${scheme.signature} matches any of the secrets`,
+    );
   }
-  return { ...parseEvent<T>(body), deliveryId, timestamp };
+  return { ...parseEvent(body), deliveryId, timestamp, scheme: scheme.name } as VerifiedWebhook;
 }
 
-function header(headers: VerifyWebhookOptions['headers'], name: string): string {
+function header(headers: VerifyWebhookOptions['headers'], name: string, required = true): string {
   let value: string | readonly string[] | null | undefined;
   if (typeof (headers as Headers).get === 'function') {
     value = (headers as Headers).get(name);
@@ -97,6 +149,7 @@ function header(headers: VerifyWebhookOptions['headers'], name: string): string 
   }
   const text = Array.isArray(value) ? value.join(' ') : (value as string | null | undefined);
   if (text === undefined || text === null || text.trim() === '') {
+    if (!required) return '';
     throw new WebhookVerificationError('missing_header', `the ${name} header is missing`);
   }
   return text.trim();
@@ -108,7 +161,7 @@ function rawBodyBytes(raw: unknown): Buffer {
   throw new TypeError('rawBody must be the request body as received (string or bytes), not parsed JSON');
 }
 
-function parseEvent<T>(body: Buffer): { id: string; type: string; createdAt: string; data: T } {
+function parseEvent(body: Buffer): WebhookEvent {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -122,5 +175,5 @@ function parseEvent<T>(body: Buffer): { id: string; type: string; createdAt: str
       'the body is not a Presence event {id, type, createdAt, data}',
     );
   }
-  return { id: event.id, type: event.type, createdAt: event.createdAt, data: event.data as T };
+  return { id: event.id, type: event.type, createdAt: event.createdAt, data: event.data } as WebhookEvent;
 }

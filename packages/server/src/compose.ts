@@ -23,6 +23,9 @@ import { createWebhookTransport } from './worker/webhook-transport.js';
 import { createClosePeriodsJob } from './worker/close-periods-job.js';
 import { createIdempotencyCleanupJob } from './worker/idempotency-cleanup-job.js';
 import { DEFAULT_BILLING_SETTINGS, type BillingSettings } from './domain/billing/billing-settings.js';
+import { composeObservability, type Observability } from './compose-observability.js';
+import type { Metrics } from './observability/create-metrics.js';
+import type { StoreOptions } from './storage/open-database.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
 export const cryptoRandom: Random = { bytes: (n) => randomBytes(n) };
@@ -35,6 +38,8 @@ export interface Composed {
   jobs: Job[];
   /** The console's settings; its internal tenant is made on first use. */
   consoleSettings(): Promise<ConsoleSettings>;
+  /** The process's metrics registry (GET /metrics, PRESENCE_METRICS_LISTEN). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -54,7 +59,10 @@ export function consoleOptions(config: Config): ConsoleOptions {
 }
 
 /** Opens the database (migrating it first) and builds the domain's dependencies. */
-export async function composeDeps(config: Config): Promise<Deps> {
+export async function composeDeps(
+  config: Config,
+  storeHooks: Pick<StoreOptions, 'tracer' | 'onPool'> = {},
+): Promise<Deps> {
   const options = {
     databaseUrl: config.databaseUrl,
     sqlitePath: config.sqlitePath,
@@ -62,7 +70,7 @@ export async function composeDeps(config: Config): Promise<Deps> {
   };
   await migrateDatabase(options);
   return depsFromStore(
-    await openStore(options),
+    await openStore({ ...options, ...storeHooks }),
     config.masterKey,
     systemClock,
     {
@@ -109,11 +117,19 @@ export async function depsFromStore(
 
 /** The one place that knows every layer: storage → domain → http and portal. */
 export async function compose(config: Config, logger: Logger | false): Promise<Composed> {
-  return composeWith(await composeDeps(config), config, logger);
+  const observability = await composeObservability(config, logger);
+  return composeWith(await composeDeps(config, observability.storeOptions), config, logger, observability);
 }
 
 /** Builds the HTTP app (API and portal) around ready dependencies. */
-export async function composeWith(deps: Deps, config: Config, logger: Logger | false): Promise<Composed> {
+export async function composeWith(
+  deps: Deps,
+  config: Config,
+  logger: Logger | false,
+  given?: Observability,
+): Promise<Composed> {
+  const observability = given ?? (await composeObservability(config, logger));
+  observability.watchStore(deps.store);
   const devTenantId = config.devTenant ? await ensureDevTenant(deps, config, logger) : undefined;
   const consoleSettings = consoleSettingsResolver(deps, consoleOptions(config));
   if (devTenantId !== undefined && logger !== false) {
@@ -123,7 +139,9 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
     logger: logger === false ? false : logger,
     bodyLimitBytes: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
-    rateLimitPerMinute: config.rateLimitPerMinute,
+    rateLimits: observability.rateLimits,
+    metrics: observability.metrics,
+    metricsToken: config.metricsToken,
     cursorKey: deriveKey(config.masterKey, 'cursor'),
     console: consoleOptions(config),
     plugins: [
@@ -132,7 +150,7 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
       consolePortal({ settings: consoleSettings, csrfKey: deriveKey(config.masterKey, 'console-csrf') }),
     ],
   });
-  const refresh = setInterval(() => void deps.signer.refresh().catch(() => undefined), 60_000);
+  const refresh = setInterval(() => void refreshSigner(deps, logger).catch(() => undefined), 60_000);
   refresh.unref();
   const webhookJob = createWebhookJob(deps, {
     logger,
@@ -140,6 +158,8 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
     maxInFlight: 64,
     perEndpoint: config.webhookEndpointConcurrency,
     leaseMs: 2 * config.webhookTimeoutMs + 2000,
+    metrics: observability.metrics,
+    tracer: observability.tracer,
   });
   const jobs: Job[] = [webhookJob, createClosePeriodsJob(deps), createIdempotencyCleanupJob(deps)];
   return {
@@ -148,12 +168,23 @@ export async function composeWith(deps: Deps, config: Config, logger: Logger | f
     store: deps.store,
     jobs,
     consoleSettings,
+    metrics: observability.metrics,
     async close() {
       clearInterval(refresh);
       await app.close();
       await webhookJob.drain();
       await deps.webhooks.close();
       await deps.store.close();
+      await observability.close();
     },
   };
+}
+
+/** Picks up a signing key another process rotated in, and says so once. */
+async function refreshSigner(deps: Deps, logger: Logger | false): Promise<void> {
+  const before = deps.signer.publishedKeys()[0]?.kid;
+  await deps.signer.refresh();
+  const after = deps.signer.publishedKeys()[0]?.kid;
+  if (logger && after !== before)
+    logger.info({ kid: after, previous: before }, 'receipt signing key picked up');
 }

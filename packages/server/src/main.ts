@@ -1,6 +1,7 @@
 import { loadConfig } from './config/load-config.js';
 import { compose } from './compose.js';
 import { createLogger } from './logger.js';
+import { serveMetrics } from './observability/serve-metrics.js';
 import { runJobs } from './worker/run-jobs.js';
 
 /** load config → compose → listen; stop cleanly on SIGTERM/SIGINT. */
@@ -9,12 +10,16 @@ export async function serve(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const composed = await compose(config, logger);
   await composed.app.listen({ host: config.host, port: config.port });
+  const metricsServer = config.metricsListen && (await serveMetrics(config.metricsListen, composed.metrics));
   const jobs = runJobs(composed.jobs, logger);
   logger.info(
     {
       database: composed.store.dialect,
       masterKey: config.masterKeySource,
       demo: config.devTenant ? '/demo' : 'off',
+      metrics: metricsEndpoint(config),
+      rateLimits: config.redisUrl === undefined ? 'in process' : 'shared through Redis',
+      tracing: config.otlpEndpoint === undefined ? 'off' : 'OTLP/HTTP',
     },
     'presence is listening',
   );
@@ -27,7 +32,14 @@ export async function serve(): Promise<void> {
       .stop()
       .then(() => composed.close())
       .then(
-        () => process.exit(0),
+        () =>
+          new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve())),
+      )
+      .then(
+        () => {
+          logger.info({ signal }, 'stopped');
+          logger.flush(() => process.exit(0));
+        },
         (error: unknown) => {
           logger.error({ err: error }, 'unclean stop');
           process.exit(1);
@@ -36,6 +48,11 @@ export async function serve(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+function metricsEndpoint(config: ReturnType<typeof loadConfig>): string {
+  if (config.metricsListen) return `http://${config.metricsListen.host}:${config.metricsListen.port}/metrics`;
+  return config.metricsToken === undefined ? 'off' : '/metrics (bearer token)';
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

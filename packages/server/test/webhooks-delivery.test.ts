@@ -149,7 +149,7 @@ describeEachDialect('webhook delivery', (dialect) => {
     });
     expect(rotated.status).toBe(200);
     const fresh: string = rotated.json.secret;
-    expect(fresh).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(fresh).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(fresh).not.toBe(old);
     await sendTest(s, id);
     await deliverDue(s);

@@ -53,13 +53,16 @@ export const UsageQuery = Type.Object(
 );
 export type UsageQuery = Static<typeof UsageQuery>;
 
-export const UsageReport = Type.Object({
-  from: IsoTime,
-  to: IsoTime,
-  granularity: Type.Union(GRANULARITIES.map((g) => Type.Literal(g))),
-  totals: MeterTotals,
-  series: Type.Array(Type.Object({ start: IsoTime, totals: MeterTotals })),
-});
+export const UsageReport = Type.Object(
+  {
+    from: IsoTime,
+    to: IsoTime,
+    granularity: Type.Union(GRANULARITIES.map((g) => Type.Literal(g))),
+    totals: MeterTotals,
+    series: Type.Array(Type.Object({ start: IsoTime, totals: MeterTotals })),
+  },
+  { $id: 'UsageReport' },
+);
 export type UsageReport = Static<typeof UsageReport>;
 
 /** A calendar month in UTC, `YYYY-MM`: the billing period [first instant, first instant of the next month). */
@@ -108,32 +111,38 @@ export const Plan = Type.Object(
       { additionalProperties: false, description: 'an absent meter is counted but not charged' },
     ),
   },
-  { additionalProperties: false },
+  { $id: 'Plan', additionalProperties: false },
 );
 export type Plan = Static<typeof Plan>;
 
-export const InvoiceTier = Type.Object({
-  /** The plan's included (free) units, ahead of the priced tiers. */
-  included: Type.Boolean(),
-  fromUnit: Type.Integer({ minimum: 1 }),
-  toUnit: Nullable(Type.Integer({ minimum: 1 })),
-  quantity: Count,
-  unitPriceMinor: DecimalString,
-  /** quantity × unit price, exact (not rounded). */
-  amountMinorExact: DecimalString,
-});
+export const InvoiceTier = Type.Object(
+  {
+    /** The plan's included (free) units, ahead of the priced tiers. */
+    included: Type.Boolean(),
+    fromUnit: Type.Integer({ minimum: 1 }),
+    toUnit: Nullable(Type.Integer({ minimum: 1 })),
+    quantity: Count,
+    unitPriceMinor: DecimalString,
+    /** quantity × unit price, exact (not rounded). */
+    amountMinorExact: DecimalString,
+  },
+  { $id: 'InvoiceTier' },
+);
 
-export const InvoiceLine = Type.Object({
-  meter: Type.Union(METERS.map((m) => Type.Literal(m))),
-  quantity: Count,
-  includedQuantity: Count,
-  /** The price per billable unit when the meter has one tier; null when graduated (see tiers). */
-  unitPriceMinor: Nullable(DecimalString),
-  tiers: Type.Array(InvoiceTier),
-  amountMinorExact: DecimalString,
-  /** amountMinorExact rounded half-up to a whole minor unit: the billed amount of the line. */
-  amountMinor: Count,
-});
+export const InvoiceLine = Type.Object(
+  {
+    meter: Type.Union(METERS.map((m) => Type.Literal(m))),
+    quantity: Count,
+    includedQuantity: Count,
+    /** The price per billable unit when the meter has one tier; null when graduated (see tiers). */
+    unitPriceMinor: Nullable(DecimalString),
+    tiers: Type.Array(InvoiceTier),
+    amountMinorExact: DecimalString,
+    /** amountMinorExact rounded half-up to a whole minor unit: the billed amount of the line. */
+    amountMinor: Count,
+  },
+  { $id: 'InvoiceLine' },
+);
 export type InvoiceLine = Static<typeof InvoiceLine>;
 
 export const InvoiceId = Type.String({
@@ -144,28 +153,31 @@ export const InvoiceId = Type.String({
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
-export const Invoice = Type.Object({
-  invoiceId: InvoiceId,
-  tenantId: prefixedId('ten'),
-  number: Nullable(Type.String({ description: 'gap-free per tenant, assigned when finalized' })),
-  status: Type.Union(INVOICE_STATUSES.map((s) => Type.Literal(s))),
-  period: Period,
-  periodStart: IsoTime,
-  periodEnd: IsoTime,
-  currency: Type.String(),
-  currencyExponent: Type.Integer(),
-  planName: Type.String(),
-  lines: Type.Array(InvoiceLine),
-  subtotalMinor: Count,
-  totalMinor: Count,
-  /** When it was finalized; null for a draft. */
-  issuedAt: Nullable(IsoTime),
-  paidAt: Nullable(IsoTime),
-  voidedAt: Nullable(IsoTime),
-  note: Nullable(Type.String()),
-  /** When a draft was computed (now); equals issuedAt once finalized. */
-  computedAt: IsoTime,
-});
+export const Invoice = Type.Object(
+  {
+    invoiceId: InvoiceId,
+    tenantId: prefixedId('ten'),
+    number: Nullable(Type.String({ description: 'gap-free per tenant, assigned when finalized' })),
+    status: Type.Union(INVOICE_STATUSES.map((s) => Type.Literal(s))),
+    period: Period,
+    periodStart: IsoTime,
+    periodEnd: IsoTime,
+    currency: Type.String(),
+    currencyExponent: Type.Integer(),
+    planName: Type.String(),
+    lines: Type.Array(InvoiceLine),
+    subtotalMinor: Count,
+    totalMinor: Count,
+    /** When it was finalized; null for a draft. */
+    issuedAt: Nullable(IsoTime),
+    paidAt: Nullable(IsoTime),
+    voidedAt: Nullable(IsoTime),
+    note: Nullable(Type.String()),
+    /** When a draft was computed (now); equals issuedAt once finalized. */
+    computedAt: IsoTime,
+  },
+  { $id: 'Invoice' },
+);
 export type Invoice = Static<typeof Invoice>;
 
 export const InvoiceParams = Type.Object({ invoiceId: InvoiceId });
@@ -182,7 +194,7 @@ export const ListInvoicesQuery = Type.Object(
 export const AdminInvoiceParams = Type.Object({ invoiceId: prefixedId('inv') });
 export const SettleInvoiceBody = Type.Object(
   { note: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) },
-  { additionalProperties: false },
+  { $id: 'SettleInvoiceBody', additionalProperties: false },
 );
 export const TenantParams = Type.Object({ tenantId: prefixedId('ten') });
 export const PlanAssignmentBody = Type.Object(
@@ -190,35 +202,41 @@ export const PlanAssignmentBody = Type.Object(
     plan: Plan,
     effectiveFrom: Type.Optional(periodOf('first period (YYYY-MM) it applies to; default: the current one')),
   },
-  { additionalProperties: false },
+  { $id: 'PlanAssignmentBody', additionalProperties: false },
 );
-export const PlanAssignment = Type.Object({
-  tenantId: prefixedId('ten'),
-  plan: Plan,
-  /** The period from which it applies; null for the configured default plan. */
-  effectiveFrom: Nullable(Period),
-  source: Type.Union([Type.Literal('tenant'), Type.Literal('default')]),
-});
+export const PlanAssignment = Type.Object(
+  {
+    tenantId: prefixedId('ten'),
+    plan: Plan,
+    /** The period from which it applies; null for the configured default plan. */
+    effectiveFrom: Nullable(Period),
+    source: Type.Union([Type.Literal('tenant'), Type.Literal('default')]),
+  },
+  { $id: 'PlanAssignment' },
+);
 export type PlanAssignment = Static<typeof PlanAssignment>;
 export const ClosePeriodParams = Type.Object({ period: Period });
 export const ClosePeriodBody = Type.Object(
   { tenantId: Type.Optional(prefixedId('ten')) },
-  { additionalProperties: false },
+  { $id: 'ClosePeriodBody', additionalProperties: false },
 );
-export const ClosePeriodResult = Type.Object({
-  period: Period,
-  /** The invoices this call finalized (created: true) or found already final (created: false). */
-  invoices: Type.Array(
-    Type.Object({
-      tenantId: prefixedId('ten'),
-      invoiceId: prefixedId('inv'),
-      number: Type.String(),
-      period: Period,
-      totalMinor: Count,
-      currency: Type.String(),
-      currencyExponent: Type.Integer(),
-      created: Type.Boolean(),
-    }),
-  ),
-});
+export const ClosePeriodResult = Type.Object(
+  {
+    period: Period,
+    /** The invoices this call finalized (created: true) or found already final (created: false). */
+    invoices: Type.Array(
+      Type.Object({
+        tenantId: prefixedId('ten'),
+        invoiceId: prefixedId('inv'),
+        number: Type.String(),
+        period: Period,
+        totalMinor: Count,
+        currency: Type.String(),
+        currencyExponent: Type.Integer(),
+        created: Type.Boolean(),
+      }),
+    ),
+  },
+  { $id: 'ClosePeriodResult' },
+);
 export type ClosePeriodResult = Static<typeof ClosePeriodResult>;

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { ERRORS, type ErrorCode } from '../errors.js';
 
 /** Lowercase hex SHA-256: 64 characters. */
 export const HashHex = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'lowercase hex SHA-256' });
@@ -14,8 +15,8 @@ export const Subject = Type.String({
 export const Cursor = Type.String({ minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_.-]+$' });
 export const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 50 });
 
-export function prefixedId(prefix: string) {
-  return Type.String({ pattern: `^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`, description: `${prefix}_ id` });
+export function prefixedId(prefix: string, description = `${prefix}_ id`) {
+  return Type.String({ pattern: `^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`, description });
 }
 
 export function Page<T extends TSchema>(item: T) {
@@ -28,12 +29,20 @@ export const Problem = Type.Object(
     type: Type.String(),
     title: Type.String(),
     status: Type.Integer(),
-    code: Type.String(),
+    code: Type.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: Object.keys(ERRORS),
+      description: 'stable error code from the catalogue; type, status and title follow from it',
+    }),
     detail: Type.String(),
     requestId: Type.String(),
-    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
+        description: 'the fields that failed validation, when any',
+      }),
+    ),
   },
-  { $id: 'Problem' },
+  { $id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' },
 );
 
 /** For routes that take no query parameters: an unknown one is a 400, not silently ignored. */

@@ -7,26 +7,33 @@ export const RegistrationOptionsBody = Type.Object(
     subject: Subject,
     displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   },
-  { additionalProperties: false },
+  { $id: 'RegistrationOptionsBody', additionalProperties: false },
 );
 export type RegistrationOptionsBody = Static<typeof RegistrationOptionsBody>;
 
-export const RegistrationOptions = Type.Object({
-  registrationId: prefixedId('reg'),
-  expiresAt: IsoTime,
-  publicKey: PublicKeyCredentialCreationOptionsJSON,
-});
+export const RegistrationOptions = Type.Object(
+  {
+    registrationId: prefixedId('reg'),
+    expiresAt: IsoTime,
+    publicKey: PublicKeyCredentialCreationOptionsJSON,
+  },
+  { $id: 'RegistrationOptions' },
+);
 
 export const RegisterCredentialBody = Type.Object(
   { registrationId: Type.String({ minLength: 1, maxLength: 64 }), credential: RegistrationResponseJSON },
-  { additionalProperties: false },
+  { $id: 'RegisterCredentialBody', additionalProperties: false },
 );
 export type RegisterCredentialBody = Static<typeof RegisterCredentialBody>;
 
 export const Credential = Type.Object(
   {
-    id: prefixedId('cred'),
-    credentialId: Base64Url,
+    credentialRef: prefixedId('cred', "the service's reference of this credential (cred_…)"),
+    id: prefixedId('cred', 'alias of credentialRef, kept for compatibility'),
+    credentialId: Type.String({
+      ...Base64Url,
+      description: 'the WebAuthn credential id (base64url), as the authenticator reports it',
+    }),
     subject: Subject,
     aaguid: Type.String(),
     attestationFormat: Type.String(),
@@ -43,7 +50,7 @@ export const Credential = Type.Object(
 );
 export type Credential = Static<typeof Credential>;
 
-export const CredentialCreated = Type.Object({ credential: Credential });
+export const CredentialCreated = Type.Object({ credential: Credential }, { $id: 'CredentialCreated' });
 
 export const ListCredentialsQuery = Type.Object(
   {
@@ -56,7 +63,12 @@ export const ListCredentialsQuery = Type.Object(
 );
 export type ListCredentialsQuery = Static<typeof ListCredentialsQuery>;
 
-/** Either the service id (`cred_…`) or the WebAuthn credential id (base64url). */
+/** Either the credentialRef (`cred_…`) or the WebAuthn credential id (base64url). */
 export const CredentialParams = Type.Object({
-  credentialId: Type.String({ minLength: 1, maxLength: 1400, pattern: '^[A-Za-z0-9_-]+$' }),
+  credentialId: Type.String({
+    minLength: 1,
+    maxLength: 1400,
+    pattern: '^[A-Za-z0-9_-]+$',
+    description: 'the credentialRef (cred_…) or the WebAuthn credentialId (base64url)',
+  }),
 });

@@ -10,7 +10,12 @@ import { ChallengeView } from './presence.js';
 import { Receipt, ServiceKey, ServiceSignature } from './receipts.js';
 
 /** Either the service id (`cred_…`) or the WebAuthn credential id (base64url). */
-const CredentialRefOrId = Type.String({ minLength: 1, maxLength: 1400, pattern: '^[A-Za-z0-9_-]+$' });
+const CredentialRefOrId = Type.String({
+  minLength: 1,
+  maxLength: 1400,
+  pattern: '^[A-Za-z0-9_-]+$',
+  description: 'the credentialRef (cred_…) or the WebAuthn credentialId (base64url)',
+});
 
 const receiptFilters = {
   subject: Type.Optional(Subject),
@@ -42,19 +47,25 @@ export const ListReceiptsQuery = Type.Object(
 );
 export type ListReceiptsQuery = Static<typeof ListReceiptsQuery>;
 
-export const ReceiptListItem = Type.Object({
-  seq: Type.Integer({ minimum: 1, description: "the receipt's position in the tenant's receipt log" }),
-  receipt: Receipt,
-  challenge: ChallengeView,
-  receiptHashHex: HashHex,
-  signature: ServiceSignature,
-});
+export const ReceiptListItem = Type.Object(
+  {
+    seq: Type.Integer({ minimum: 1, description: "the receipt's position in the tenant's receipt log" }),
+    receipt: Receipt,
+    challenge: ChallengeView,
+    receiptHashHex: HashHex,
+    signature: ServiceSignature,
+  },
+  { $id: 'ReceiptListItem' },
+);
 export type ReceiptListItem = Static<typeof ReceiptListItem>;
 
-export const ReceiptListPage = Type.Object({
-  data: Type.Array(ReceiptListItem),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+export const ReceiptListPage = Type.Object(
+  {
+    data: Type.Array(ReceiptListItem),
+    nextCursor: Type.Union([Type.String(), Type.Null()]),
+  },
+  { $id: 'ReceiptListPage' },
+);
 export type ReceiptListPage = Static<typeof ReceiptListPage>;
 
 export const ExportReceiptsQuery = Type.Object(

@@ -51,35 +51,41 @@ export const PolicyBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { $id: 'PolicyBody', additionalProperties: false },
 );
 export type PolicyBody = Static<typeof PolicyBody>;
 
 /** A stored policy version: every field resolved, immutable once written. */
-export const PolicyRules = Type.Object({
-  rpId: Type.String(),
-  rpName: Type.String(),
-  allowedOrigins: Type.Array(Type.String()),
-  allowCrossOrigin: Type.Boolean(),
-  allowedTopOrigins: Type.Array(Type.String()),
-  challengeTtlSeconds: Type.Integer(),
-  registrationTtlSeconds: Type.Integer(),
-  userVerification: Type.Literal('required'),
-  allowedAlgorithms: Type.Array(Type.Integer()),
-  attestation: Type.Object({
-    conveyance: Type.String(),
-    allowedFormats: Type.Array(Type.String()),
-    aaguidAllowlist: Type.Array(Type.String()),
-  }),
-  counter: Type.String(),
-});
+export const PolicyRules = Type.Object(
+  {
+    rpId: Type.String(),
+    rpName: Type.String(),
+    allowedOrigins: Type.Array(Type.String()),
+    allowCrossOrigin: Type.Boolean(),
+    allowedTopOrigins: Type.Array(Type.String()),
+    challengeTtlSeconds: Type.Integer(),
+    registrationTtlSeconds: Type.Integer(),
+    userVerification: Type.Literal('required'),
+    allowedAlgorithms: Type.Array(Type.Integer()),
+    attestation: Type.Object({
+      conveyance: Type.String(),
+      allowedFormats: Type.Array(Type.String()),
+      aaguidAllowlist: Type.Array(Type.String()),
+    }),
+    counter: Type.String(),
+  },
+  { $id: 'PolicyRules' },
+);
 export type PolicyRules = Static<typeof PolicyRules>;
 
-export const PolicyVersion = Type.Object({
-  policyId: prefixedId('pol'),
-  version: Type.Integer({ minimum: 1 }),
-  policyHashHex: HashHex,
-  createdAt: IsoTime,
-  rules: PolicyRules,
-});
+export const PolicyVersion = Type.Object(
+  {
+    policyId: prefixedId('pol'),
+    version: Type.Integer({ minimum: 1 }),
+    policyHashHex: HashHex,
+    createdAt: IsoTime,
+    rules: PolicyRules,
+  },
+  { $id: 'PolicyVersion' },
+);
 export type PolicyVersion = Static<typeof PolicyVersion>;

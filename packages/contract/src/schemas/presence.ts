@@ -20,46 +20,55 @@ export const CreateChallengeBody = Type.Object(
     ttlSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 600 })),
     purpose: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   },
-  { additionalProperties: false },
+  { $id: 'CreateChallengeBody', additionalProperties: false },
 );
 export type CreateChallengeBody = Static<typeof CreateChallengeBody>;
 
-export const ChallengeCreated = Type.Object({
-  challengeId: ChallengeId,
-  actionHashHex: HashHex,
-  status: Type.Literal('pending'),
-  expiresAt: IsoTime,
-  publicKey: PublicKeyCredentialRequestOptionsJSON,
-});
+export const ChallengeCreated = Type.Object(
+  {
+    challengeId: ChallengeId,
+    actionHashHex: HashHex,
+    status: Type.Literal('pending'),
+    expiresAt: IsoTime,
+    publicKey: PublicKeyCredentialRequestOptionsJSON,
+  },
+  { $id: 'ChallengeCreated' },
+);
 
 export const VerifyBody = Type.Object(
   { challengeId: Type.String({ minLength: 1, maxLength: 64 }), assertion: AuthenticationResponseJSON },
-  { additionalProperties: false },
+  { $id: 'VerifyBody', additionalProperties: false },
 );
 export type VerifyBody = Static<typeof VerifyBody>;
 
-export const VerifyResult = Type.Object({
-  decision: DecisionSchema,
-  challengeId: Type.String(),
-  receiptId: Type.Optional(ReceiptId),
-  receiptHashHex: Type.Optional(HashHex),
-  reason: Type.Optional(Type.String()),
-});
+export const VerifyResult = Type.Object(
+  {
+    decision: DecisionSchema,
+    challengeId: Type.String(),
+    receiptId: Type.Optional(ReceiptId),
+    receiptHashHex: Type.Optional(HashHex),
+    reason: Type.Optional(Type.String()),
+  },
+  { $id: 'VerifyResult' },
+);
 export type VerifyResult = Static<typeof VerifyResult>;
 
-export const ChallengeView = Type.Object({
-  challengeId: ChallengeId,
-  actionHashHex: HashHex,
-  status: ChallengeStatusSchema,
-  subject: Type.Optional(Subject),
-  purpose: Type.Optional(Type.String()),
-  createdAt: IsoTime,
-  expiresAt: IsoTime,
-  usedAt: Type.Optional(IsoTime),
-  decision: Type.Optional(DecisionSchema),
-  reason: Type.Optional(Type.String()),
-  receiptId: Type.Optional(ReceiptId),
-});
+export const ChallengeView = Type.Object(
+  {
+    challengeId: ChallengeId,
+    actionHashHex: HashHex,
+    status: ChallengeStatusSchema,
+    subject: Type.Optional(Subject),
+    purpose: Type.Optional(Type.String()),
+    createdAt: IsoTime,
+    expiresAt: IsoTime,
+    usedAt: Type.Optional(IsoTime),
+    decision: Type.Optional(DecisionSchema),
+    reason: Type.Optional(Type.String()),
+    receiptId: Type.Optional(ReceiptId),
+  },
+  { $id: 'ChallengeView' },
+);
 export type ChallengeView = Static<typeof ChallengeView>;
 
 export const ChallengeParams = Type.Object({ challengeId: ChallengeId });

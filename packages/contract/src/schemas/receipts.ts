@@ -46,18 +46,24 @@ export const Receipt = Type.Object(
 );
 export type Receipt = Static<typeof Receipt>;
 
-export const ServiceSignature = Type.Object({
-  alg: Type.Literal('Ed25519'),
-  kid: Type.String(),
-  signatureB64Url: Base64Url,
-});
+export const ServiceSignature = Type.Object(
+  {
+    alg: Type.Literal('Ed25519'),
+    kid: Type.String(),
+    signatureB64Url: Base64Url,
+  },
+  { $id: 'ServiceSignature' },
+);
 export type ServiceSignature = Static<typeof ServiceSignature>;
 
-export const SignedReceipt = Type.Object({
-  receipt: Receipt,
-  receiptHashHex: HashHex,
-  signature: ServiceSignature,
-});
+export const SignedReceipt = Type.Object(
+  {
+    receipt: Receipt,
+    receiptHashHex: HashHex,
+    signature: ServiceSignature,
+  },
+  { $id: 'SignedReceipt' },
+);
 export type SignedReceipt = Static<typeof SignedReceipt>;
 
 export const ReceiptParams = Type.Object({ receiptId: prefixedId('rct') });
@@ -85,23 +91,32 @@ export const ReceiptCheckNames = [
 ] as const;
 export type ReceiptCheckName = (typeof ReceiptCheckNames)[number];
 
-export const ReceiptCheck = Type.Object({ ok: Type.Boolean(), detail: Type.String() });
-export const ReceiptVerification = Type.Object({
-  valid: Type.Boolean(),
-  receiptId: Type.Union([Type.String(), Type.Null()]),
-  receiptHashHex: Type.Union([Type.String(), Type.Null()]),
-  checks: Type.Record(Type.String(), ReceiptCheck),
-});
+export const ReceiptCheck = Type.Object(
+  { ok: Type.Boolean(), detail: Type.String() },
+  { $id: 'ReceiptCheck' },
+);
+export const ReceiptVerification = Type.Object(
+  {
+    valid: Type.Boolean(),
+    receiptId: Type.Union([Type.String(), Type.Null()]),
+    receiptHashHex: Type.Union([Type.String(), Type.Null()]),
+    checks: Type.Record(Type.String(), ReceiptCheck),
+  },
+  { $id: 'ReceiptVerification' },
+);
 export type ReceiptVerification = Static<typeof ReceiptVerification>;
 
-export const ServiceKey = Type.Object({
-  kid: Type.String(),
-  alg: Type.Literal('Ed25519'),
-  publicKeyB64Url: Base64Url,
-  publicKeyPem: Type.String(),
-  notBefore: IsoTime,
-  notAfter: Type.Union([IsoTime, Type.Null()]),
-  status: Type.Union([Type.Literal('active'), Type.Literal('retired')]),
-});
+export const ServiceKey = Type.Object(
+  {
+    kid: Type.String(),
+    alg: Type.Literal('Ed25519'),
+    publicKeyB64Url: Base64Url,
+    publicKeyPem: Type.String(),
+    notBefore: IsoTime,
+    notAfter: Type.Union([IsoTime, Type.Null()]),
+    status: Type.Union([Type.Literal('active'), Type.Literal('retired')]),
+  },
+  { $id: 'ServiceKey' },
+);
 export type ServiceKey = Static<typeof ServiceKey>;
-export const ServiceKeySet = Type.Object({ keys: Type.Array(ServiceKey) });
+export const ServiceKeySet = Type.Object({ keys: Type.Array(ServiceKey) }, { $id: 'ServiceKeySet' });

@@ -1,17 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Cursor, IsoTime, Limit, prefixedId } from './common.js';
-
-/** Event types an endpoint can subscribe to. `webhook.test` is sent only by the test route. */
-export const WEBHOOK_EVENT_TYPES = [
-  'receipt.created',
-  'presence.denied',
-  'credential.registered',
-  'credential.revoked',
-  'invoice.finalized',
-  'usage.quota_threshold',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-export const WEBHOOK_TEST_EVENT = 'webhook.test';
+import { WEBHOOK_EVENT_TYPES } from './webhook-events.js';
 
 const EventTypeSchema = Type.Union(WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t)));
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
@@ -26,7 +15,8 @@ const Description = Type.String({ maxLength: 200 });
 
 export const WebhookEndpoint = Type.Object(
   {
-    id: prefixedId('whe'),
+    endpointId: prefixedId('whe'),
+    id: prefixedId('whe', 'alias of endpointId, kept for compatibility'),
     url: Type.String(),
     description: Nullable(Type.String()),
     events: Type.Array(EventTypeSchema),
@@ -45,7 +35,7 @@ export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
 
 export const CreateWebhookEndpointBody = Type.Object(
   { url: WebhookUrl, events: Events, description: Type.Optional(Description) },
-  { additionalProperties: false },
+  { $id: 'CreateWebhookEndpointBody', additionalProperties: false },
 );
 export type CreateWebhookEndpointBody = Static<typeof CreateWebhookEndpointBody>;
 
@@ -58,15 +48,21 @@ export const UpdateWebhookEndpointBody = Type.Object(
     description: Type.Optional(Type.Union([Type.Null(), Description])),
     enabled: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { $id: 'UpdateWebhookEndpointBody', additionalProperties: false, minProperties: 1 },
 );
 export type UpdateWebhookEndpointBody = Static<typeof UpdateWebhookEndpointBody>;
 
 /** The only responses that ever contain a signing secret. */
-export const WebhookEndpointWithSecret = Type.Object({
-  endpoint: WebhookEndpoint,
-  secret: Type.String({ description: 'whsec_…: shown once; the HMAC key, as UTF-8 bytes' }),
-});
+export const WebhookEndpointWithSecret = Type.Object(
+  {
+    endpoint: WebhookEndpoint,
+    secret: Type.String({
+      description:
+        'whsec_<base64>: shown once. X-PRESENCE-Signature is keyed with this whole string (UTF-8); webhook-signature (Standard Webhooks) with the base64-decoded bytes after whsec_',
+    }),
+  },
+  { $id: 'WebhookEndpointWithSecret' },
+);
 
 export const RotateWebhookSecretBody = Type.Object(
   {
@@ -74,7 +70,7 @@ export const RotateWebhookSecretBody = Type.Object(
       Type.Integer({ minimum: 0, maximum: 7 * 86400, default: 86400, description: 'old secret also signs' }),
     ),
   },
-  { additionalProperties: false },
+  { $id: 'RotateWebhookSecretBody', additionalProperties: false },
 );
 
 export const WebhookEndpointParams = Type.Object({ endpointId: prefixedId('whe') });
@@ -97,18 +93,22 @@ export const ListWebhookDeliveriesQuery = Type.Object(
 );
 export type ListWebhookDeliveriesQuery = Static<typeof ListWebhookDeliveriesQuery>;
 
-export const WebhookAttempt = Type.Object({
-  attempt: Type.Integer({ minimum: 1 }),
-  startedAt: IsoTime,
-  durationMs: Type.Integer({ minimum: 0 }),
-  statusCode: Nullable(Type.Integer()),
-  error: Nullable(Type.String()),
-  responseSnippet: Nullable(Type.String({ description: 'the first 4 KiB of the response body' })),
-});
+export const WebhookAttempt = Type.Object(
+  {
+    attempt: Type.Integer({ minimum: 1 }),
+    startedAt: IsoTime,
+    durationMs: Type.Integer({ minimum: 0 }),
+    statusCode: Nullable(Type.Integer()),
+    error: Nullable(Type.String()),
+    responseSnippet: Nullable(Type.String({ description: 'the first 4 KiB of the response body' })),
+  },
+  { $id: 'WebhookAttempt' },
+);
 
 export const WebhookDelivery = Type.Object(
   {
-    id: prefixedId('dlv'),
+    deliveryId: prefixedId('dlv', 'the X-PRESENCE-Delivery-Id and webhook-id of every attempt'),
+    id: prefixedId('dlv', 'alias of deliveryId, kept for compatibility'),
     endpointId: prefixedId('whe'),
     eventId: prefixedId('evt'),
     eventType: Type.String(),
@@ -125,10 +125,20 @@ export const WebhookDelivery = Type.Object(
 );
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
-export const WebhookDeliveryEnvelope = Type.Object({ delivery: WebhookDelivery });
+export const WebhookDeliveryEnvelope = Type.Object(
+  { delivery: WebhookDelivery },
+  { $id: 'WebhookDeliveryEnvelope' },
+);
 
 export const RecoverWebhookBody = Type.Object(
   { since: IsoTime },
-  { additionalProperties: false, description: 're-queue every failed delivery created at or after `since`' },
+  {
+    $id: 'RecoverWebhookBody',
+    additionalProperties: false,
+    description: 're-queue every failed delivery created at or after `since`',
+  },
 );
-export const RecoverWebhookResult = Type.Object({ requeued: Type.Integer({ minimum: 0 }) });
+export const RecoverWebhookResult = Type.Object(
+  { requeued: Type.Integer({ minimum: 0 }) },
+  { $id: 'RecoverWebhookResult' },
+);

@@ -24,7 +24,11 @@ describe('@presence/sdk universal entry', () => {
     expect(result.errors).toEqual([]);
     const inputs = Object.keys(result.metafile.inputs);
     expect(
-      inputs.filter((p) => /node:|@sinclair|contract|verify-receipt|cose-key|challenge\.ts/.test(p)),
+      inputs.filter((p) =>
+        /node:|@sinclair|contract|yauzl|tiny-cbor|verify-receipt|verify-webhook|cose-key|challenge\.ts/.test(
+          p,
+        ),
+      ),
     ).toEqual([]);
     const bytes = result.outputFiles[0]!.contents.byteLength;
     expect(bytes).toBeLessThan(16 * 1024);

@@ -9,7 +9,9 @@ import type {
   RotateWebhookSecretBody,
   UpdateWebhookEndpointBody,
   WebhookDelivery,
+  WebhookDeliveryEnvelope,
   WebhookEndpoint,
+  WebhookEndpointEnvelope,
   WebhookEndpointWithSecret,
 } from './wire-types.js';
 
@@ -17,8 +19,6 @@ const id = encodeURIComponent;
 const keyOf = (o?: CreateOptions) => o?.idempotencyKey ?? newIdempotencyKey();
 const endpoints = '/v1/webhooks/endpoints';
 const deliveries = '/v1/webhooks/deliveries';
-type Endpoint = { endpoint: WebhookEndpoint };
-type Delivery = { delivery: WebhookDelivery };
 
 /**
  * Webhook endpoints and their delivery log (contract §7). The signing secret is in the responses
@@ -33,9 +33,9 @@ export function buildWebhookResources(t: HttpTransport) {
       ),
     ...listing<WebhookEndpoint, object>(t, endpoints),
     get: (endpointId: string, o?: CallOptions) =>
-      t.json<Endpoint>({ method: 'GET', path: `${endpoints}/${id(endpointId)}` }, o),
+      t.json<WebhookEndpointEnvelope>({ method: 'GET', path: `${endpoints}/${id(endpointId)}` }, o),
     update: (endpointId: string, body: UpdateWebhookEndpointBody, o?: CallOptions) =>
-      t.json<Endpoint>({ method: 'PATCH', path: `${endpoints}/${id(endpointId)}`, body }, o),
+      t.json<WebhookEndpointEnvelope>({ method: 'PATCH', path: `${endpoints}/${id(endpointId)}`, body }, o),
     delete: (endpointId: string, o?: CallOptions) =>
       t.json<undefined>({ method: 'DELETE', path: `${endpoints}/${id(endpointId)}` }, o),
     rotateSecret: (endpointId: string, body: RotateWebhookSecretBody = {}, o?: CreateOptions) =>
@@ -50,7 +50,7 @@ export function buildWebhookResources(t: HttpTransport) {
       ),
     /** Sends a `webhook.test` event to this endpoint only (202, queued). */
     sendTest: (endpointId: string, o?: CreateOptions) =>
-      t.json<Delivery>(
+      t.json<WebhookDeliveryEnvelope>(
         { method: 'POST', path: `${endpoints}/${id(endpointId)}/test`, body: {}, idempotencyKey: keyOf(o) },
         o,
       ),
@@ -67,9 +67,9 @@ export function buildWebhookResources(t: HttpTransport) {
         `${endpoints}/${id(endpointId)}/deliveries`,
       ),
     getDelivery: (deliveryId: string, o?: CallOptions) =>
-      t.json<Delivery>({ method: 'GET', path: `${deliveries}/${id(deliveryId)}` }, o),
+      t.json<WebhookDeliveryEnvelope>({ method: 'GET', path: `${deliveries}/${id(deliveryId)}` }, o),
     redeliver: (deliveryId: string, o?: CreateOptions) =>
-      t.json<Delivery>(
+      t.json<WebhookDeliveryEnvelope>(
         {
           method: 'POST',
           path: `${deliveries}/${id(deliveryId)}/redeliver`,

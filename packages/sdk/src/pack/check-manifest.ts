@@ -1,5 +1,5 @@
 import { createPublicKey, verify } from 'node:crypto';
-import { ExportManifest, PACK_MANIFEST_FILE, PACK_SIGNATURE_FILE } from '@presence/contract';
+import { ExportManifest, PACK_MANIFEST_FILE, PACK_SIGNATURE_FILE } from '#contract';
 import { Value } from '@sinclair/typebox/value';
 import { canonicalJson } from '../canonical-json.js';
 import type { CheckList } from './pack-checks.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { ExportManifest, PolicySnapshot, TrustCredential } from '@presence/contract';
+import type { ExportManifest, PolicySnapshot, TrustCredential } from '#contract';
 import { canonicalJson } from '../canonical-json.js';
 import { verifyReceipt } from '../verify-receipt.js';
 import type { Tally } from './pack-checks.js';

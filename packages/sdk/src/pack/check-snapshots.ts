@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ExportManifest, PolicySnapshot, TrustCredential, TrustSnapshot } from '@presence/contract';
+import type { ExportManifest, PolicySnapshot, TrustCredential, TrustSnapshot } from '#contract';
 import { canonicalJson } from '../canonical-json.js';
 import type { CheckList } from './pack-checks.js';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { ServiceKey } from '@presence/contract';
+import type { ServiceKey } from '#contract';
 import { formatPackReport } from './format-pack-report.js';
 import { verifyPack } from './verify-pack.js';
 

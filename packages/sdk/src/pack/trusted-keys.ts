@@ -1,5 +1,5 @@
 import { createHash, createPublicKey } from 'node:crypto';
-import type { ServiceKey } from '@presence/contract';
+import type { ServiceKey } from '#contract';
 
 /** What the verifier trusts: keys you obtained yourself, never the ones inside the pack. */
 export interface TrustRoots {

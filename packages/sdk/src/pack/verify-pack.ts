@@ -1,10 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  PACK_DATA_FILES,
-  PACK_MANIFEST_FILE,
-  PACK_SIGNATURE_FILE,
-  type ExportManifest,
-} from '@presence/contract';
+import { PACK_DATA_FILES, PACK_MANIFEST_FILE, PACK_SIGNATURE_FILE, type ExportManifest } from '#contract';
 import { checkManifest } from './check-manifest.js';
 import { checkReceiptLines, type LineSummary } from './check-receipt-lines.js';
 import { CheckList, Tally, type PackReport } from './pack-checks.js';

@@ -24,12 +24,24 @@ export const Env = Type.Object({
   PRESENCE_PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   PRESENCE_TRUST_PROXY: Type.Boolean({ default: false }),
   PRESENCE_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 6000 }),
+  PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: Type.Integer({ minimum: 0, default: 20_000 }),
+  PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: Type.Integer({ minimum: 0, default: 120 }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  PRESENCE_REDIS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_-]{1,64}$', default: 'presence' }),
+  PRESENCE_METRICS_TOKEN: Type.Optional(
+    Type.String({ minLength: 32, maxLength: 512, pattern: '^[\\x21-\\x7e]+$' }),
+  ),
+  PRESENCE_METRICS_LISTEN: Type.Optional(
+    Type.String({ pattern: '^(\\[[0-9a-fA-F:]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$' }),
+  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
+  OTEL_SERVICE_NAME: Type.String({ minLength: 1, default: 'presence' }),
   PRESENCE_BILLING_DEFAULT_PLAN_FILE: Type.Optional(Type.String()),
   PRESENCE_BILLING_CLOSE_GRACE_HOURS: Type.Integer({ minimum: 0, maximum: 24 * 28, default: 48 }),
   PRESENCE_ADMIN_TOKEN: Type.Optional(
     Type.String({ minLength: 32, maxLength: 512, pattern: '^[\\x21-\\x7e]+$' }),
   ),
-  PRESENCE_WEBHOOK_ALLOW_NETS: Type.String({ default: '' }),
+  PRESENCE_WEBHOOK_ALLOW_NETS: Type.Optional(Type.String()),
   PRESENCE_WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
   PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 8 }),
   LOG_LEVEL: Type.Union(
@@ -58,7 +70,19 @@ export interface Config {
   bodyLimitBytes: number;
   pgPoolSize: number;
   trustProxy: boolean;
-  rateLimitPerMinute: number;
+  /** Requests per minute: per API key, per tenant (all its keys), per client address failing auth (401/403). 0 = off. */
+  rateLimits: { perKey: number; perTenant: number; failedAuthPerAddress: number };
+  /** Set → limits are shared by every instance through Redis; unset → held in process. */
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key this service writes. */
+  redisPrefix: string;
+  /** Set → GET /metrics on the public port, behind `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
+  /** Set → Prometheus metrics on their own listener (host and port), without a token. */
+  metricsListen: { host: string; port: number } | undefined;
+  /** Set → OpenTelemetry traces exported over OTLP/HTTP to this base URL. */
+  otlpEndpoint: string | undefined;
+  serviceName: string;
   /** Default plan, scheduled-close grace window, operator token hash. */
   billing: BillingSettings;
   /** CIDRs webhooks may reach although private or reserved (development and tests). */
@@ -85,6 +109,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const production = env.NODE_ENV === 'production';
   const dataDir = resolve(env.PRESENCE_DATA_DIR);
   const master = readMasterKey(env.PRESENCE_MASTER_KEY, production, dataDir);
+  const devTenant = env.PRESENCE_DEV_TENANT ?? !production;
   return {
     production,
     host: env.HOST,
@@ -94,7 +119,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     sqlitePath: join(dataDir, 'presence.sqlite'),
     masterKey: master.key,
     masterKeySource: master.source,
-    devTenant: env.PRESENCE_DEV_TENANT ?? !production,
+    devTenant,
     devOrigin: env.PRESENCE_DEV_ORIGIN,
     consoleOrigin: env.PRESENCE_CONSOLE_ORIGIN ?? env.PRESENCE_DEV_ORIGIN,
     consoleIdleMs: env.PRESENCE_CONSOLE_IDLE_MINUTES * 60_000,
@@ -102,13 +127,41 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     bodyLimitBytes: env.PRESENCE_BODY_LIMIT_BYTES,
     pgPoolSize: env.PRESENCE_PG_POOL_SIZE,
     trustProxy: env.PRESENCE_TRUST_PROXY,
-    rateLimitPerMinute: env.PRESENCE_RATE_LIMIT_PER_MINUTE,
+    rateLimits: {
+      perKey: env.PRESENCE_RATE_LIMIT_PER_MINUTE,
+      perTenant: env.PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE,
+      failedAuthPerAddress: env.PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
+    },
+    redisUrl: env.REDIS_URL,
+    redisPrefix: env.PRESENCE_REDIS_PREFIX,
+    metricsToken: env.PRESENCE_METRICS_TOKEN,
+    metricsListen: readListen(env.PRESENCE_METRICS_LISTEN),
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+    serviceName: env.OTEL_SERVICE_NAME,
     billing: loadBillingSettings(env, (message) => new ConfigError(message)),
-    webhookAllowNets: readAllowNets(env.PRESENCE_WEBHOOK_ALLOW_NETS),
+    webhookAllowNets: readAllowNets(
+      env.PRESENCE_WEBHOOK_ALLOW_NETS ?? (devTenant && !production ? DEV_ALLOW_NETS : ''),
+    ),
     webhookTimeoutMs: env.PRESENCE_WEBHOOK_TIMEOUT_MS,
     webhookEndpointConcurrency: env.PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY,
     logLevel: env.LOG_LEVEL,
   };
+}
+
+/**
+ * Unset PRESENCE_WEBHOOK_ALLOW_NETS with the development tenant on outside production: loopback
+ * receivers are reachable, so `npm start` can deliver to a receiver on the same machine. In
+ * production (or when the variable is set, even empty) only what it lists is allowed.
+ */
+export const DEV_ALLOW_NETS = '127.0.0.0/8,::1/128';
+
+/** `host:port` (IPv6 in brackets) → its parts. */
+function readListen(value: string | undefined): Config['metricsListen'] {
+  if (value === undefined) return undefined;
+  const colon = value.lastIndexOf(':');
+  const port = Number(value.slice(colon + 1));
+  if (port > 65535) throw new ConfigError(`PRESENCE_METRICS_LISTEN: port ${port} is out of range`);
+  return { host: value.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port };
 }
 
 /** Comma-separated CIDRs; a malformed one stops start-up rather than silently allowing nothing. */

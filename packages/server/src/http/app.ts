@@ -6,14 +6,17 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../domain/deps.js';
 import type { ConsoleOptions } from '../domain/console/resolve-console-settings.js';
 import { CursorCodec } from './cursor.js';
+import { swaggerOptions } from './openapi/swagger-options.js';
 import { billingRoutes } from './routes/billing.js';
 import { billingAdminRoutes } from './routes/billing-admin.js';
 import { tenantAdminRoutes } from './routes/tenants-admin.js';
 import { registerAuth } from './plugins/auth.js';
 import { frameworkErrors, registerProblemHandlers } from './plugins/problem.js';
 import { registerIdempotency } from './plugins/idempotency.js';
+import { registerMetricsRoute, registerRequestMetrics } from './plugins/metrics.js';
+import { registerAddressLimit, registerKeyLimit, type HttpRateLimits } from './plugins/rate-limit.js';
+import type { Metrics } from '../observability/create-metrics.js';
 import { registerJsonBody } from './plugins/json-body.js';
-import { registerRateLimit } from './plugins/rate-limit.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { keyRoutes } from './routes/keys.js';
 import { policyRoutes } from './routes/policy.js';
@@ -31,7 +34,11 @@ export interface HttpOptions {
   logger: FastifyBaseLogger | false;
   bodyLimitBytes: number;
   trustProxy: boolean;
-  rateLimitPerMinute: number;
+  /** Per key, per tenant, per address failing authentication; a missing limiter is off. */
+  rateLimits: HttpRateLimits;
+  metrics: Metrics;
+  /** Set → GET /metrics on this app, behind this bearer token. */
+  metricsToken?: string | undefined;
   /** Keys the pagination cursor MACs. */
   cursorKey: Buffer;
   /** Console origin and lifetimes (for invite links the operator API makes). */
@@ -39,13 +46,6 @@ export interface HttpOptions {
   /** Extra encapsulated plugins (the portal), registered after the API. */
   plugins?: ((app: App, routeDeps: RouteDeps) => Promise<void>)[];
 }
-
-export const API_INFO = {
-  title: 'Presence API',
-  version: '1.0.0',
-  description:
-    'Proof that a verified human approved one exact action: action-bound WebAuthn challenges, single-use decisions and offline-verifiable signed receipts.',
-};
 
 export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   const base = {
@@ -72,26 +72,18 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   app.decorate('routeTable', recordRouteTable(app));
   registerProblemHandlers(app);
   registerJsonBody(app);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: API_INFO,
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'http', scheme: 'bearer', description: 'API key: presence_… (older keys: prs_…)' },
-          operatorToken: { type: 'http', scheme: 'bearer', description: 'PRESENCE_ADMIN_TOKEN (/admin/v1)' },
-        },
-      },
-      security: [{ apiKey: [] }],
-    },
-  });
+  await app.register(swagger, swaggerOptions);
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  registerRequestMetrics(app, options.metrics);
+  registerAddressLimit(app, options.rateLimits, options.metrics);
   registerAuth(app, deps);
-  registerRateLimit(app, options.rateLimitPerMinute, () => deps.clock.now());
+  registerKeyLimit(app, options.rateLimits, options.metrics);
   registerIdempotency(app, deps);
+  registerMetricsRoute(app, options.metrics, options.metricsToken);
   const routeDeps: RouteDeps = {
     deps,
     cursors: new CursorCodec(options.cursorKey),
+    metrics: options.metrics,
     console: options.console,
   };
   for (const routes of [

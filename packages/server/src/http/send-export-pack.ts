@@ -10,22 +10,30 @@ import type { FastifyReply } from 'fastify';
 import { ZipFile } from 'yazl';
 import type { ExportPack } from '../domain/exports/start-export.js';
 import type { PackEntry } from '../domain/exports/pack-state.js';
+import type { ExportOutcome } from './observe-export.js';
 
 /** Deflate level 1: the receipts are mostly base64 of random bytes, where higher levels gain little. */
 const COMPRESSION_LEVEL = 1;
 const STREAM_HIGH_WATER_MARK = 256 * 1024;
 
-export function sendExportPack(reply: FastifyReply, pack: ExportPack, controller: AbortController) {
+export function sendExportPack(
+  reply: FastifyReply,
+  pack: ExportPack,
+  controller: AbortController,
+  observe: (outcome: ExportOutcome) => void = () => undefined,
+) {
   const zip = new ZipFile();
   // yazl's typings say NodeJS.ReadableStream; at run time it is a PassThrough.
   const output = zip.outputStream as unknown as Readable;
   let current: Readable | undefined;
   let done = false;
   let sent = false;
-  const settle = (status: 'aborted' | 'failed') =>
-    pack.abort(status).catch((e: unknown) => {
+  const settle = (status: 'aborted' | 'failed') => {
+    observe(status);
+    return pack.abort(status).catch((e: unknown) => {
       reply.log.error({ err: e, exportId: pack.exportId }, 'could not record the end of an export');
     });
+  };
   const disconnected = () => {
     if (done || sent || reply.raw.writableFinished || controller.signal.aborted) return;
     controller.abort(new Error('the client disconnected'));
@@ -47,6 +55,7 @@ export function sendExportPack(reply: FastifyReply, pack: ExportPack, controller
     zip.end();
     await finished(reply.raw);
     done = true;
+    observe('completed');
     await pack.complete();
   };
   pump().catch(async (error: unknown) => {

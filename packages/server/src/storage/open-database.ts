@@ -5,9 +5,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { Tracer } from '@opentelemetry/api';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
+import { tracedDialect } from './traced-dialect.js';
 
 export interface StoreOptions {
   /** Unset → SQLite at `sqlitePath`; `postgres://…` or `postgresql://…` → PostgreSQL. */
@@ -18,6 +20,17 @@ export interface StoreOptions {
   pgPoolSize?: number | undefined;
   /** Errors of idle pooled PostgreSQL connections (the pool drops them and reconnects). */
   onPoolError?: ((error: Error) => void) | undefined;
+  /** Receives the PostgreSQL pool's live counters once it exists (the metrics read them at scrape). */
+  onPool?: ((pool: PoolStats) => void) | undefined;
+  /** Set (tracing on) → one span per SQL statement; unset → the dialect is used as is. */
+  tracer?: Tracer | undefined;
+}
+
+/** pg.Pool's counters. */
+export interface PoolStats {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
 }
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -33,7 +46,9 @@ const PG_INT8_OID = 20;
 
 export async function openDatabase(options: StoreOptions): Promise<DatabaseHandle> {
   const url = options.databaseUrl;
-  if (url === undefined || url === '') return { dialect: 'sqlite', db: openSqlite(options.sqlitePath) };
+  if (url === undefined || url === '') {
+    return { dialect: 'sqlite', db: openSqlite(options.sqlitePath, options.tracer) };
+  }
   if (!/^postgres(ql)?:\/\//.test(url)) {
     throw new Error('databaseUrl must start with postgres:// or postgresql://');
   }
@@ -45,7 +60,7 @@ export async function openDatabase(options: StoreOptions): Promise<DatabaseHandl
  * writer; synchronous=FULL fsyncs the WAL on every commit, so a returned receipt survives a power
  * loss; busy_timeout makes a second process wait for the write lock instead of failing at once.
  */
-function openSqlite(path: string): Kysely<Database> {
+function openSqlite(path: string, tracer: Tracer | undefined): Kysely<Database> {
   mkdirSync(dirname(path), { recursive: true });
   const database = new SqliteDatabase(path);
   try {
@@ -58,7 +73,12 @@ function openSqlite(path: string): Kysely<Database> {
     database.close();
     throw error;
   }
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const dialect = new SqliteDialect({ database: withStatementCache(database) });
+  return new Kysely<Database>({ dialect: traced(dialect, tracer, 'sqlite') });
+}
+
+function traced(dialect: KyselyDialect, tracer: Tracer | undefined, system: 'sqlite' | 'postgresql') {
+  return tracer === undefined ? dialect : tracedDialect(dialect, tracer, system);
 }
 
 /** Distinct SQL texts are few (queries are built from fixed shapes), so the cache stays small. */
@@ -98,7 +118,10 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Kysely<
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
   pool.on('error', options.onPoolError ?? (() => undefined));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  options.onPool?.(pool);
+  const db = new Kysely<Database>({
+    dialect: traced(new PostgresDialect({ pool }), options.tracer, 'postgresql'),
+  });
   if (schema === undefined) return db;
   try {
     await createSchema(db, schema);

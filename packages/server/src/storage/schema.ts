@@ -148,6 +148,8 @@ export type OutboxEventsTable = {
   created_at: number;
   /** When the webhook fan-out turned it into deliveries (0003); null while waiting. */
   fanned_out_at: number | null;
+  /** W3C traceparent of the request that recorded it (0012); null when tracing is off. */
+  trace_parent?: string | null;
 };
 
 export type UsageEventsTable = {

@@ -1,3 +1,4 @@
+import { ROOT_CONTEXT, SpanKind, context, propagation, trace, type Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Deps } from '../domain/deps.js';
 import { sendAttempt } from '../domain/webhooks/attempt-delivery.js';
@@ -5,6 +6,8 @@ import { claimDeliveries } from '../domain/webhooks/claim-deliveries.js';
 import { fanOutEvents } from '../domain/webhooks/fan-out-events.js';
 import type { ClaimedDelivery } from '../domain/webhooks/ports.js';
 import { createBatchRecorder } from './batch-recorder.js';
+import type { Metrics } from '../observability/create-metrics.js';
+import { observeAttempt } from './observe-attempt.js';
 import type { Job } from './run-jobs.js';
 
 export interface WebhookWorkerOptions {
@@ -17,6 +20,10 @@ export interface WebhookWorkerOptions {
   perEndpoint: number;
   /** A claim's lease: longer than one attempt can take (the transport's total timeout). */
   leaseMs: number;
+  /** Attempt counters and durations (presence_webhook_deliveries_total …). */
+  metrics?: Pick<Metrics, 'webhookDeliveries' | 'webhookAttemptDuration'> | undefined;
+  /** Tracing on → one span per attempt; the outbound POST (and its traceparent) is its child. */
+  tracer?: Tracer | undefined;
 }
 
 export interface WebhookJob extends Job {
@@ -36,18 +43,14 @@ export function createWebhookJob(deps: Deps, options: WebhookWorkerOptions): Web
   const log = options.logger;
   const record = createBatchRecorder(
     deps,
-    ({ claimed }, outcome) => {
-      if (outcome.disabledReason === null || !log) return;
-      const { tenantId, id: endpointId } = claimed.endpoint;
-      log.warn({ tenantId, endpointId, reason: outcome.disabledReason }, 'webhook endpoint disabled');
-    },
+    (attempt, outcome) => observeAttempt(options.metrics, log, attempt, outcome),
     (error, batch) => {
       // Their leases expire and the deliveries are attempted again: nothing is lost.
       if (log) log.error({ err: error, deliveries: batch.length }, 'recording webhook attempts failed');
     },
   );
   const start = (claimed: ClaimedDelivery, token: string) => {
-    const attempt: Promise<void> = sendAttempt(deps, claimed, token)
+    const attempt: Promise<void> = traced(options.tracer, claimed, () => sendAttempt(deps, claimed, token))
       .then(record)
       .catch((error: unknown) => {
         if (log) log.error({ err: error, deliveryId: claimed.delivery.id }, 'webhook attempt failed');
@@ -75,6 +78,24 @@ export function createWebhookJob(deps: Deps, options: WebhookWorkerOptions): Web
       await Promise.allSettled([...inFlight]);
     },
   };
+}
+
+/**
+ * Runs one attempt inside its own span when tracing is on (as is otherwise). The span continues
+ * the trace of the request that recorded the event, when that request was traced.
+ */
+function traced<T>(tracer: Tracer | undefined, claimed: ClaimedDelivery, run: () => Promise<T>): Promise<T> {
+  if (!tracer) return run();
+  const attributes = {
+    'presence.tenant_id': claimed.endpoint.tenantId,
+    'presence.webhook.delivery_id': claimed.delivery.id,
+    'presence.webhook.event_type': claimed.event.type,
+  };
+  const traceParent = claimed.event.traceParent;
+  const parent =
+    traceParent === null ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, { traceparent: traceParent });
+  const span = tracer.startSpan('webhook attempt', { kind: SpanKind.INTERNAL, attributes }, parent);
+  return context.with(trace.setSpan(parent, span), run).finally(() => span.end());
 }
 
 /** Resolves when the first promise settles or after `ms`, whichever comes first. */

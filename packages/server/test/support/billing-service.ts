@@ -69,6 +69,8 @@ export async function startBillingService(
     PRESENCE_DEV_TENANT: 'false',
     PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
     PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
+    PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: '0',
+    PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '0',
   });
   const clock = new ManualClock(options.start);
   const billing = {

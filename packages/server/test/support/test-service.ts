@@ -56,7 +56,13 @@ export interface TestService {
 
 export async function startTestService(
   dialect: Dialect,
-  options: { webhookAllowNets?: string[]; webhookTimeoutMs?: number; logger?: Logger } = {},
+  options: {
+    webhookAllowNets?: string[];
+    webhookTimeoutMs?: number;
+    logger?: Logger;
+    /** Extra configuration (environment variable names), e.g. limits or the metrics token. */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<TestService> {
   const testStore = await openTestStore(dialect);
   const dataDir = mkdtempSync(join(tmpdir(), 'presence-test-'));
@@ -65,6 +71,9 @@ export async function startTestService(
     PRESENCE_DEV_TENANT: 'false',
     PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
     PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
+    PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: '0',
+    PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '0',
+    ...options.env,
   });
   const clock = new TestClock();
   const deps = await depsFromStore(testStore.store, config.masterKey, clock, {

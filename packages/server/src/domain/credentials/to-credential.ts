@@ -4,6 +4,7 @@ import type { CredentialRecord } from '../ports.js';
 
 export function toCredential(c: CredentialRecord): Credential {
   return {
+    credentialRef: c.id,
     id: c.id,
     credentialId: c.credentialId,
     subject: c.subject,

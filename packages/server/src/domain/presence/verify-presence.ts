@@ -76,7 +76,13 @@ async function settle(
     buildReceipt({ receiptId: newId(deps, 'rct'), challenge, ...final, verifiedAt: now }),
   );
   await settleChallenge(tx, challenge, now, 'PRESENCE_VERIFIED', null, receipt.id, final.credential.id);
-  await recordEvent(deps, tx, challenge.tenantId, 'receipt.created', receiptCreatedEvent(receipt));
+  await recordEvent(
+    deps,
+    tx,
+    challenge.tenantId,
+    'receipt.created',
+    receiptCreatedEvent(receipt, final.credential.credentialId),
+  );
   // The usage counters and the receipt sequence are per-tenant rows that stay locked until commit:
   // take them last, so concurrent verifications of one tenant queue for as short a time as possible.
   await recordUsage(deps, tx, challenge.tenantId, 'presence.verified', challenge.id);
@@ -158,13 +164,14 @@ async function claimCounter(
   };
 }
 
-function receiptCreatedEvent(r: ReceiptRecord) {
+function receiptCreatedEvent(r: ReceiptRecord, credentialId: string) {
   return {
     receiptId: r.id,
     challengeId: r.challengeId,
     actionHashHex: r.actionHashHex,
     subject: r.subject,
     credentialRef: r.credentialRef,
+    credentialId,
     receiptHashHex: r.hashHex,
     issuedAt: new Date(r.issuedAt).toISOString(),
   };

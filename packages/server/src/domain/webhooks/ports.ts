@@ -81,7 +81,14 @@ export interface WebhookAttemptRecord {
 export interface ClaimedDelivery {
   delivery: WebhookDeliveryRecord;
   endpoint: WebhookEndpointRecord;
-  event: { id: string; type: string; createdAt: number; payloadJson: string };
+  event: {
+    id: string;
+    type: string;
+    createdAt: number;
+    payloadJson: string;
+    /** W3C traceparent of the request that recorded the event; null when tracing was off. */
+    traceParent: string | null;
+  };
 }
 
 /** The outcome of one attempt, written with the lease token that claimed it. */
@@ -155,10 +162,25 @@ export interface WebhookFanOutRepo {
   markFannedOut(ids: readonly string[], at: number): Promise<void>;
 }
 
+/** Queue lengths for the metrics; counts stop at the cap they were read with. */
+export interface WebhookBacklog {
+  /** Outbox events not yet fanned out to deliveries. */
+  outboxPending: number;
+  /** Deliveries waiting for a (next) attempt. */
+  deliveriesPending: number;
+  /** Creation time of the oldest event or delivery not yet delivered; null when none. */
+  oldestPendingAt: number | null;
+}
+
+export interface WebhookBacklogRepo {
+  measure(cap: number): Promise<WebhookBacklog>;
+}
+
 export interface WebhookRepos {
   endpoints: WebhookEndpointRepo;
   deliveries: WebhookDeliveryRepo;
   fanOut: WebhookFanOutRepo;
+  backlog: WebhookBacklogRepo;
 }
 
 /** A URL whose host resolved to addresses that the policy allows; attempts connect to `address`. */

@@ -39,6 +39,36 @@ export function signatureHeader(
     .join(' ');
 }
 
+/**
+ * The Standard Webhooks key of a secret: the bytes the base64 text after `whsec_` encodes.
+ * Secrets are issued as `whsec_<standard base64>`, which Standard Webhooks libraries decode as
+ * they are; secrets issued before were base64url, which Node's decoder reads as well.
+ */
+export function standardWebhooksKey(secret: string): Buffer {
+  return Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
+}
+
+/**
+ * `webhook-signature` (Standard Webhooks): `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`
+ * per active secret, newest first, separated by a space.
+ */
+export function standardSignatureHeader(
+  secrets: readonly string[],
+  timestamp: number,
+  deliveryId: string,
+  body: string,
+): string {
+  return secrets
+    .map((secret) => {
+      const mac = createHmac('sha256', standardWebhooksKey(secret))
+        .update(`${deliveryId}.${timestamp}.${body}`, 'utf8')
+        .digest('base64');
+      return `v1,${mac}`;
+    })
+    .join(' ');
+}
+
+/** Both header sets on every attempt: the contract's X-PRESENCE-* and Standard Webhooks'. */
 export function webhookHeaders(input: {
   secrets: readonly string[];
   timestamp: number;
@@ -53,5 +83,13 @@ export function webhookHeaders(input: {
     'x-presence-timestamp': String(input.timestamp),
     'x-presence-delivery-id': input.deliveryId,
     'x-presence-event': input.eventType,
+    'webhook-id': input.deliveryId,
+    'webhook-timestamp': String(input.timestamp),
+    'webhook-signature': standardSignatureHeader(
+      input.secrets,
+      input.timestamp,
+      input.deliveryId,
+      input.body,
+    ),
   };
 }

@@ -7,6 +7,7 @@ const isoOrNull = (ms: number | null) => (ms === null ? null : toIso(ms));
 /** The endpoint as the API shows it: never a secret, sealed or not. */
 export function toWebhookEndpoint(e: WebhookEndpointRecord): WebhookEndpoint {
   return {
+    endpointId: e.id,
     id: e.id,
     url: e.url,
     description: e.description,
@@ -30,6 +31,7 @@ export function toWebhookDelivery(
 ): WebhookDelivery {
   const leased = d.leaseToken !== null && (d.nextAttemptAt ?? 0) > now;
   return {
+    deliveryId: d.id,
     id: d.id,
     endpointId: d.endpointId,
     eventId: d.eventId,

@@ -1,32 +1,95 @@
+/**
+ * Request limits, checked before any work is done for the request:
+ * - per client address, for requests that fail authentication (401) or authorization (403) on any
+ *   route (API keys, the operator token, the metrics token): an address that used up its window
+ *   gets 429 before its credentials are even checked, so random bearer tokens cannot be sprayed
+ *   for free;
+ * - per API key and per tenant (all its keys together), right after authentication.
+ * Answers carry `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds) and
+ * `RateLimit-Policy` (IETF httpapi-ratelimit-headers draft 7), plus `Retry-After` on a 429.
+ * The windows live in Redis or in memory (rate-limit/create-rate-limiters.ts).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Metrics } from '../../observability/create-metrics.js';
+import type { LimitDecision, RateLimiter } from '../../rate-limit/create-rate-limiters.js';
 import type { App } from '../types.js';
 import { sendProblem } from './problem.js';
 
-/**
- * A per-API-key fixed one-minute window, in process memory. It protects one instance from a
- * runaway client; it is not a global quota (that is metering's job).
- */
-export function registerRateLimit(app: App, perMinute: number, now: () => number): void {
-  if (perMinute <= 0) return;
-  const windows = new Map<string, { start: number; count: number }>();
-  app.addHook('preHandler', async (request, reply) => {
-    const key = request.auth?.keyId;
-    if (key === undefined) return;
-    const t = now();
-    let w = windows.get(key);
-    if (!w || t - w.start >= 60_000) {
-      if (windows.size > 100_000) windows.clear();
-      w = { start: t, count: 0 };
-      windows.set(key, w);
-    }
-    w.count++;
-    if (w.count > perMinute) {
-      reply.header('retry-after', String(Math.ceil((w.start + 60_000 - t) / 1000)));
-      return sendProblem(
-        reply,
-        request,
-        'rate_limited',
-        `more than ${perMinute} requests in one minute for this API key`,
-      );
+export interface HttpRateLimits {
+  perKey?: RateLimiter | undefined;
+  perTenant?: RateLimiter | undefined;
+  failedAuthPerAddress?: RateLimiter | undefined;
+}
+
+type Limited = Pick<Metrics, 'rateLimited'>;
+
+/** Register BEFORE the auth plugin: refuses addresses that failed authentication too often. */
+export function registerAddressLimit(app: App, limits: HttpRateLimits, metrics: Limited): void {
+  const limiter = limits.failedAuthPerAddress;
+  if (!limiter) return;
+  app.addHook('onRequest', async (request, reply) => {
+    if (!presentsCredentials(request)) return;
+    const decision = await limiter.peek(request.ip);
+    if (!decision.allowed) {
+      return refuse(request, reply, decision, metrics, 'address', 'from this address failed authentication');
     }
   });
+  // Counted before the refusal is sent, so the caller's next request already sees it.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode === 401 || reply.statusCode === 403) await limiter.consume(request.ip);
+    return payload;
+  });
+}
+
+/**
+ * Requests the address limit applies to: keyed routes, and any request sending credentials
+ * (the operator API, a protected /metrics). Public reads without credentials are never blocked.
+ */
+function presentsCredentials(request: FastifyRequest): boolean {
+  return request.routeOptions.config.scope !== undefined || request.headers.authorization !== undefined;
+}
+
+/** Register AFTER the auth plugin: counts the request against its key's and tenant's windows. */
+export function registerKeyLimit(app: App, limits: HttpRateLimits, metrics: Limited): void {
+  const { perKey, perTenant } = limits;
+  if (!perKey && !perTenant) return;
+  app.addHook('onRequest', async (request, reply) => {
+    const auth = request.auth;
+    if (!auth) return;
+    const [key, tenant] = await Promise.all([perKey?.consume(auth.keyId), perTenant?.consume(auth.tenantId)]);
+    if (key && !key.allowed) {
+      return refuse(request, reply, key, metrics, 'key', 'for this API key');
+    }
+    if (tenant && !tenant.allowed) {
+      return refuse(request, reply, tenant, metrics, 'tenant', 'for this tenant (all its API keys)');
+    }
+    setHeaders(reply, tightest(key, tenant));
+  });
+}
+
+function tightest(a: LimitDecision | undefined, b: LimitDecision | undefined): LimitDecision {
+  if (!a) return b!;
+  if (!b) return a;
+  return b.remaining < a.remaining ? b : a;
+}
+
+function setHeaders(reply: FastifyReply, d: LimitDecision): void {
+  reply.header('ratelimit-limit', String(d.limit));
+  reply.header('ratelimit-remaining', String(d.remaining));
+  reply.header('ratelimit-reset', String(d.resetSeconds));
+  reply.header('ratelimit-policy', `${d.limit};w=60`);
+}
+
+function refuse(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  d: LimitDecision,
+  metrics: Limited,
+  limit: 'key' | 'tenant' | 'address',
+  scope: string,
+) {
+  metrics.rateLimited.inc({ limit });
+  setHeaders(reply, d);
+  reply.header('retry-after', String(Math.max(1, d.resetSeconds)));
+  return sendProblem(reply, request, 'rate_limited', `more than ${d.limit} requests in one minute ${scope}`);
 }

@@ -3,6 +3,7 @@ import {
   ApiKey,
   CreateKeyBody,
   KeyCreated,
+  KeyRotated,
   KeyParams,
   ListKeysQuery,
   Page,
@@ -74,7 +75,7 @@ export function keyRoutes(app: App, { deps, cursors }: RouteDeps): void {
       params: KeyParams,
       body: Type.Optional(RotateKeyBody),
       response: {
-        201: Type.Object({ key: ApiKey, secret: Type.String(), previous: ApiKey }),
+        201: KeyRotated,
         ...problemResponses,
       },
     },

@@ -12,11 +12,12 @@ import { createChallenge } from '../../domain/presence/create-challenge.js';
 import { getChallenge } from '../../domain/presence/get-challenge.js';
 import { verifyPresence } from '../../domain/presence/verify-presence.js';
 import { getChallengeReceipt } from '../../domain/receipts/get-receipt.js';
+import { observeDecision } from '../observe-decision.js';
 import { tenantOf, type App } from '../types.js';
 import { problemResponses } from './errors.js';
 import type { RouteDeps } from './route-deps.js';
 
-export function presenceRoutes(app: App, { deps }: RouteDeps): void {
+export function presenceRoutes(app: App, { deps, metrics }: RouteDeps): void {
   app.post('/v1/presence/challenge', {
     config: { scope: 'challenges:write', idempotent: true },
     schema: {
@@ -39,8 +40,10 @@ export function presenceRoutes(app: App, { deps }: RouteDeps): void {
       response: { 200: VerifyResult, ...problemResponses },
     },
     handler: async (request) => {
-      const result = await verifyPresence(request.deps, tenantOf(request), request.body);
-      request.log.info({ challengeId: result.challengeId, decision: result.decision }, 'presence decision');
+      const started = performance.now();
+      const tenantId = tenantOf(request);
+      const result = await verifyPresence(request.deps, tenantId, request.body);
+      observeDecision(metrics, request, tenantId, result, started);
       return result;
     },
   });

@@ -3,6 +3,7 @@ import { startExport } from '../../domain/exports/start-export.js';
 import { listReceipts } from '../../domain/receipts/list-receipts.js';
 import type { ReceiptLogPosition } from '../../domain/receipts/receipt-log-ports.js';
 import { cursorScope, type CursorCodec } from '../cursor.js';
+import { observeExport } from '../observe-export.js';
 import { sendExportPack } from '../send-export-pack.js';
 import { tenantOf, type App } from '../types.js';
 import { problemResponses } from './errors.js';
@@ -11,7 +12,7 @@ import type { RouteDeps } from './route-deps.js';
 const tags = ['receipts'];
 
 /** The receipt log: paged listing and the signed, streamed export pack (contract §5, §6). */
-export function receiptEvidenceRoutes(app: App, { deps, cursors }: RouteDeps): void {
+export function receiptEvidenceRoutes(app: App, { deps, cursors, metrics }: RouteDeps): void {
   app.get('/v1/presence/receipts', {
     config: { scope: 'receipts:read' },
     schema: {
@@ -49,7 +50,8 @@ export function receiptEvidenceRoutes(app: App, { deps, cursors }: RouteDeps): v
         { query: request.query, apiKeyId: request.auth?.keyId ?? null },
         { signal: controller.signal },
       );
-      return sendExportPack(reply, pack, controller);
+      const observe = observeExport(metrics, reply, { tenantId: tenantOf(request), exportId: pack.exportId });
+      return sendExportPack(reply, pack, controller, observe);
     },
   });
 }

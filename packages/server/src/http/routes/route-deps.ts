@@ -1,4 +1,5 @@
 import type { Deps } from '../../domain/deps.js';
+import type { Metrics } from '../../observability/create-metrics.js';
 import type { CursorCodec } from '../cursor.js';
 import type { ConsoleOptions } from '../../domain/console/resolve-console-settings.js';
 
@@ -6,6 +7,8 @@ import type { ConsoleOptions } from '../../domain/console/resolve-console-settin
 export interface RouteDeps {
   deps: Deps;
   cursors: CursorCodec;
+  /** Where routes record what the request metrics cannot see (decisions, export bytes). */
+  metrics: Metrics;
   /** Console origin and lifetimes (operator-made invite links). */
   console: ConsoleOptions;
 }

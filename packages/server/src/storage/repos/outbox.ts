@@ -1,3 +1,4 @@
+import { context, propagation } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import type { OutboxRepo } from '../../domain/ports.js';
 import type { Database } from '../schema.js';
@@ -13,8 +14,19 @@ export function createOutboxRepo(db: Kysely<Database>): OutboxRepo {
         type: e.type,
         payload: JSON.stringify(e.payload ?? null),
         created_at: e.createdAt,
+        trace_parent: currentTraceParent(),
       };
       await mapUniqueViolation(() => db.insertInto('outbox_events').values(row).execute());
     },
   };
+}
+
+/**
+ * The active span's W3C traceparent, so the event's webhook attempts continue the trace of the
+ * request that recorded it. With tracing off no propagator is registered and this is null.
+ */
+function currentTraceParent(): string | null {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier['traceparent'] ?? null;
 }

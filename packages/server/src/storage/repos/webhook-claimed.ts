@@ -21,12 +21,18 @@ export async function loadClaimed(db: Kysely<Database>, ids: readonly string[]):
     (
       await db
         .selectFrom('outbox_events')
-        .select(['id', 'type', 'created_at', 'payload'])
+        .select(['id', 'type', 'created_at', 'payload', 'trace_parent'])
         .where('id', 'in', eventIds)
         .execute()
     ).map((row) => [
       row.id,
-      { id: row.id, type: row.type, createdAt: row.created_at, payloadJson: row.payload },
+      {
+        id: row.id,
+        type: row.type,
+        createdAt: row.created_at,
+        payloadJson: row.payload,
+        traceParent: row.trace_parent ?? null,
+      },
     ]),
   );
   return deliveries.flatMap((delivery) => {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { WebhookRepos } from '../../domain/webhooks/ports.js';
 import type { Database } from '../schema.js';
+import { createWebhookBacklogRepo } from './webhook-backlog.js';
 import { createWebhookDeliveryRepo } from './webhook-deliveries.js';
 import { createWebhookEndpointRepo } from './webhook-endpoints.js';
 import { createWebhookFanOutRepo } from './webhook-fan-out.js';
@@ -10,5 +11,6 @@ export function createWebhookRepos(db: Kysely<Database>): WebhookRepos {
     endpoints: createWebhookEndpointRepo(db),
     deliveries: createWebhookDeliveryRepo(db),
     fanOut: createWebhookFanOutRepo(db),
+    backlog: createWebhookBacklogRepo(db),
   };
 }

@@ -4,6 +4,7 @@ import * as evidence from './0002-evidence.js';
 import * as webhooks from './0003-webhooks.js';
 import * as billing from './0004-billing.js';
 import * as idempotency from './0005-idempotency.js';
+import * as observability from './0012-observability.js';
 import * as consoleTables from './0009-console.js';
 
 /** Every sqlite migration, in order. Add new ones at the end; never edit an applied one. */
@@ -13,5 +14,6 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { id: '0003-webhooks', up: webhooks.up },
   { id: '0004-billing', up: billing.up },
   { id: '0005-idempotency', up: idempotency.up },
+  { id: '0012-observability', up: observability.up },
   { id: '0009-console', up: consoleTables.up },
 ];

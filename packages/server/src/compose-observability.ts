@@ -1,0 +1,61 @@
+import type { Tracer } from '@opentelemetry/api';
+import type { Logger } from 'pino';
+import type { Config } from './config/load-config.js';
+import type { Store } from './domain/ports.js';
+import type { HttpRateLimits } from './http/plugins/rate-limit.js';
+import { createMetrics, type Metrics } from './observability/create-metrics.js';
+import { registerBacklogGauges, registerPoolGauges } from './observability/register-store-gauges.js';
+import { startTracing, type Tracing } from './observability/start-tracing.js';
+import { createRateLimiters } from './rate-limit/create-rate-limiters.js';
+import type { StoreOptions } from './storage/open-database.js';
+
+/** Metrics, traces and the shared rate limits of one process, wired from the configuration. */
+export interface Observability {
+  metrics: Metrics;
+  /** Set when OTEL_EXPORTER_OTLP_ENDPOINT is. */
+  tracer: Tracer | undefined;
+  rateLimits: HttpRateLimits;
+  /** What the store adds when it opens: SQL spans and the pool gauges. */
+  storeOptions: Pick<StoreOptions, 'tracer' | 'onPool'>;
+  /** Registers the gauges read from the store at scrape time. */
+  watchStore(store: Store): void;
+  /** Closes the Redis connection and flushes the last spans. */
+  close(): Promise<void>;
+}
+
+/**
+ * Start before the HTTP app is built: @fastify/otel attaches to Fastify instances created after
+ * tracing starts. Waits up to 2 s for Redis so a normal start does not begin degraded.
+ */
+export async function composeObservability(config: Config, logger: Logger | false): Promise<Observability> {
+  const tracing: Tracing | undefined =
+    config.otlpEndpoint === undefined
+      ? undefined
+      : await startTracing({ endpoint: config.otlpEndpoint, serviceName: config.serviceName });
+  const metrics = createMetrics();
+  const limiters = await createRateLimiters({
+    redisUrl: config.redisUrl,
+    prefix: config.redisPrefix,
+    metrics,
+    logger,
+  });
+  await limiters.ready(2000);
+  return {
+    metrics,
+    tracer: tracing?.tracer,
+    rateLimits: {
+      perKey: limiters.create('key', config.rateLimits.perKey),
+      perTenant: limiters.create('tenant', config.rateLimits.perTenant),
+      failedAuthPerAddress: limiters.create('address', config.rateLimits.failedAuthPerAddress),
+    },
+    storeOptions: {
+      tracer: tracing?.tracer,
+      onPool: (pool) => registerPoolGauges(metrics, pool, config.pgPoolSize),
+    },
+    watchStore: (store) => registerBacklogGauges(metrics, store.webhooks.backlog),
+    async close() {
+      await limiters.close();
+      await tracing?.shutdown();
+    },
+  };
+}

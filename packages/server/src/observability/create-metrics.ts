@@ -1,0 +1,113 @@
+/**
+ * The service's Prometheus metrics (prom-client), in one registry per process made here and
+ * passed to whoever records: no module-level default registry. Every metric is documented in
+ * docs/metrics.md; names follow Prometheus conventions (base units, `_total` counters).
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** A gauge whose value is read when Prometheus scrapes (a queue length, a lag). */
+export interface CollectedGauge {
+  name: string;
+  help: string;
+  labelNames?: readonly string[];
+  /** Called on every scrape; `set` once per label set. Must not throw (catch and keep the last value). */
+  collect(set: (value: number, labels?: Record<string, string>) => void): void | Promise<void>;
+}
+
+export interface Metrics {
+  registry: Registry;
+  httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
+  decisions: Counter<'decision'>;
+  verifyDuration: Histogram<'result'>;
+  webhookDeliveries: Counter<'outcome'>;
+  webhookAttemptDuration: Histogram<'outcome'>;
+  exportBytes: Counter;
+  exports: Counter<'outcome'>;
+  rateLimited: Counter<'limit'>;
+  rateLimitStoreDegraded: Gauge;
+  rateLimitStoreErrors: Counter;
+  /** Registers a scrape-time gauge (compose adds the ones that read the store or other parts). */
+  addGauge(gauge: CollectedGauge): void;
+}
+
+const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+  const registers = [registry];
+  return {
+    registry,
+    httpRequestDuration: new Histogram({
+      name: 'presence_http_request_duration_seconds',
+      help: 'HTTP requests by method, route pattern and status code: rate, errors and duration',
+      labelNames: ['method', 'route', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    decisions: new Counter({
+      name: 'presence_decisions_total',
+      help: 'Verify decisions by decision (PRESENCE_VERIFIED or a denial)',
+      labelNames: ['decision'],
+      registers,
+    }),
+    verifyDuration: new Histogram({
+      name: 'presence_verify_duration_seconds',
+      help: 'Time to reach a verify decision (assertion check and settling transaction)',
+      labelNames: ['result'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    webhookDeliveries: new Counter({
+      name: 'presence_webhook_deliveries_total',
+      help: 'Webhook attempts by outcome: succeeded, retrying, failed (gave up), lease_lost',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    webhookAttemptDuration: new Histogram({
+      name: 'presence_webhook_attempt_duration_seconds',
+      help: 'Duration of one webhook attempt (DNS, connect, request, response head)',
+      labelNames: ['outcome'],
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    exportBytes: new Counter({
+      name: 'presence_export_bytes_total',
+      help: 'Bytes of export packs written to clients',
+      registers,
+    }),
+    exports: new Counter({
+      name: 'presence_exports_total',
+      help: 'Export packs by outcome: completed, aborted (client left), failed',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    rateLimited: new Counter({
+      name: 'presence_rate_limited_total',
+      help: 'Requests refused with 429 by limit: key, tenant, address (failed authentication)',
+      labelNames: ['limit'],
+      registers,
+    }),
+    rateLimitStoreDegraded: new Gauge({
+      name: 'presence_rate_limit_store_degraded',
+      help: '1 while Redis is unreachable and limits are held per process; 0 when shared (or no Redis configured)',
+      registers,
+    }),
+    rateLimitStoreErrors: new Counter({
+      name: 'presence_rate_limit_store_errors_total',
+      help: 'Rate-limit checks that fell back to the per-process limiter because Redis failed',
+      registers,
+    }),
+    addGauge(gauge) {
+      new Gauge({
+        name: gauge.name,
+        help: gauge.help,
+        labelNames: [...(gauge.labelNames ?? [])],
+        registers,
+        async collect() {
+          await gauge.collect((value, labels) => (labels ? this.set(labels, value) : this.set(value)));
+        },
+      });
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * SQL spans for both dialects: a Kysely dialect whose connections open one CLIENT span around
+ * every query (transaction statements included). better-sqlite3 has no maintained OpenTelemetry
+ * instrumentation, and the pg one patches `require`, which an ESM service (and the CLI's
+ * `presence serve`, which loads pg before tracing could start) does not go through reliably; one
+ * wrapper at the driver gives both the same spans. Only used when tracing is on: with tracing
+ * off the dialect is not wrapped at all. The SQL text carries placeholders, never values.
+ */
+import { SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
+
+export function tracedDialect(dialect: Dialect, tracer: Tracer, system: 'sqlite' | 'postgresql'): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createDriver: () => tracedDriver(dialect.createDriver(), tracer, system),
+  };
+}
+
+function tracedDriver(driver: Driver, tracer: Tracer, system: string): Driver {
+  const acquireConnection = async () => tracedConnection(await driver.acquireConnection(), tracer, system);
+  return overriding(driver, 'acquireConnection', acquireConnection);
+}
+
+/**
+ * `target` with one method replaced; every other member is the target's own, called on the
+ * target (so its private fields and symbol-keyed methods keep working).
+ */
+function overriding<T extends object>(target: T, name: keyof T, replacement: unknown): T {
+  return new Proxy(target, {
+    get(object, property) {
+      if (property === name) return replacement;
+      const value: unknown = Reflect.get(object, property, object);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(object) : value;
+    },
+  });
+}
+
+function tracedConnection(
+  connection: DatabaseConnection,
+  tracer: Tracer,
+  system: string,
+): DatabaseConnection {
+  const executeQuery = <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+    const operation = /^\s*(\w+)/.exec(query.sql)?.[1]?.toUpperCase() ?? 'QUERY';
+    const attributes = {
+      'db.system.name': system,
+      'db.operation.name': operation,
+      'db.query.text': query.sql,
+    };
+    return tracer.startActiveSpan(operation, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      try {
+        return await connection.executeQuery<R>(query);
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  };
+  return overriding(connection, 'executeQuery', executeQuery);
+}

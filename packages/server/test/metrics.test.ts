@@ -1,0 +1,111 @@
+/**
+ * GET /metrics on the public port: absent without PRESENCE_METRICS_TOKEN, bearer-protected with
+ * it, and the figures move with what the service did (decisions, request durations, the outbox
+ * backlog read from the store). Both dialects.
+ */
+import { randomBytes } from 'node:crypto';
+import { computeActionHashSync as computeActionHash } from '@presence/sdk/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, pgAvailable } from '../src/storage/testing.js';
+import { sample } from './support/metrics-text.js';
+import { startTestService, type TestService } from './support/test-service.js';
+
+const pg = await pgAvailable();
+const TOKEN = randomBytes(32).toString('base64url');
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(dialect === 'postgres' && !pg)(`metrics on ${dialect}`, () => {
+    let s: TestService;
+    let off: TestService;
+    beforeAll(async () => {
+      s = await startTestService(dialect, { env: { PRESENCE_METRICS_TOKEN: TOKEN } });
+      off = await startTestService(dialect);
+    });
+    afterAll(async () => {
+      await s.close();
+      await off.close();
+    });
+
+    const scrape = (authorization?: string) =>
+      s.composed.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: authorization === undefined ? {} : { authorization },
+      });
+
+    it('does not serve /metrics on the public port without a token', async () => {
+      const res = await off.composed.app.inject({ method: 'GET', url: '/metrics' });
+      expect(res.statusCode).toBe(404);
+    });
+
+    it('refuses a missing or wrong token with a problem', async () => {
+      for (const header of [undefined, 'Bearer wrong-token', `Bearer ${TOKEN}x`, TOKEN]) {
+        const res = await scrape(header);
+        expect(res.statusCode, String(header)).toBe(401);
+        expect(res.headers['content-type']).toContain('application/problem+json');
+        expect(res.json().code).toBe('unauthorized');
+      }
+    });
+
+    it('counts decisions, request durations and the outbox backlog', async () => {
+      const { authenticator } = await s.enroll('metrics-user');
+      const challenge = await s.request('POST', '/v1/presence/challenge', {
+        actionHashHex: computeActionHash({ metrics: true }),
+        subject: 'metrics-user',
+      });
+      const body = {
+        challengeId: challenge.json.challengeId,
+        assertion: authenticator.assert({ challenge: challenge.json.publicKey.challenge }),
+      };
+      expect((await s.request('POST', '/v1/presence/verify', body)).json.decision).toBe('PRESENCE_VERIFIED');
+      expect((await s.request('POST', '/v1/presence/verify', body)).json.decision).toBe(
+        'CHALLENGE_ALREADY_USED',
+      );
+      await s.request('GET', '/v1/presence/receipts', undefined, 'prs_unknown');
+
+      const res = await scrape(`Bearer ${TOKEN}`);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+      const text = res.body;
+      expect(sample(text, 'presence_decisions_total{decision="PRESENCE_VERIFIED"}')).toBe(1);
+      expect(sample(text, 'presence_decisions_total{decision="CHALLENGE_ALREADY_USED"}')).toBe(1);
+      expect(sample(text, 'presence_verify_duration_seconds_count{result="verified"}')).toBe(1);
+      expect(sample(text, 'presence_verify_duration_seconds_count{result="denied"}')).toBe(1);
+      const verifyCount =
+        'presence_http_request_duration_seconds_count{method="POST",route="/v1/presence/verify",status="200"}';
+      expect(sample(text, verifyCount)).toBe(2);
+      const unauthorized =
+        'presence_http_request_duration_seconds_count{method="GET",route="/v1/presence/receipts",status="401"}';
+      expect(sample(text, unauthorized)).toBe(1);
+
+      const events = await s.testStore.rows('outbox_events');
+      const unfanned = events.filter((e) => e.fanned_out_at === null);
+      expect(unfanned.length).toBeGreaterThan(0);
+      // Tracing is off here: events record no traceparent.
+      expect(events.every((e) => e.trace_parent === null)).toBe(true);
+      expect(sample(text, 'presence_outbox_pending_events')).toBe(unfanned.length);
+      expect(sample(text, 'presence_webhook_delivery_backlog')).toBe(0);
+      const oldest = Math.min(...unfanned.map((e) => e.created_at));
+      const age = sample(text, 'presence_outbox_oldest_age_seconds')!;
+      expect(age).toBeGreaterThanOrEqual(0);
+      expect(age).toBeLessThanOrEqual((Date.now() - oldest) / 1000 + 1);
+
+      for (const name of [
+        'presence_webhook_deliveries_total',
+        'presence_export_bytes_total',
+        'presence_rate_limit_store_degraded 0',
+        'nodejs_eventloop_lag_seconds',
+        'process_cpu_user_seconds_total',
+      ]) {
+        expect(text, name).toContain(name);
+      }
+    });
+
+    it('bounds the backlog read: counts stop at the cap', async () => {
+      const measured = await s.testStore.store.webhooks.backlog.measure(1);
+      expect(measured.outboxPending).toBe(1);
+      expect(measured.deliveriesPending).toBe(0);
+      expect(measured.oldestPendingAt).toBeTypeOf('number');
+    });
+  });
+}

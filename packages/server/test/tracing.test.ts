@@ -1,0 +1,150 @@
+/**
+ * OpenTelemetry end to end: a real server process exports its spans over OTLP/HTTP (JSON) to a
+ * receiver in this test. A verify sent with a W3C traceparent yields a server span whose parent
+ * is the caller's span, with SQL spans beneath it; the webhook attempt for the event that verify
+ * recorded continues the same trace, and its POST carries the traceparent of its outbound span. Runs the built service on SQLite (the SQL spans come from the same
+ * driver wrapper on PostgreSQL).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { computeActionHashSync as computeActionHash } from '@presence/sdk/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli, serviceBuilt, startServerProcess, type ServerProcess } from './support/server-process.js';
+import { SoftAuthenticator } from './support/soft-authenticator.js';
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
+
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: { key: string; value: { stringValue?: string; intValue?: number | string } }[];
+}
+
+const built = serviceBuilt('tracing test');
+const SERVER = 2;
+const CLIENT = 3;
+
+describe.skipIf(!built)('traces over OTLP/HTTP', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'presence-otel-'));
+  let collector: WebhookReceiver;
+  let hooks: WebhookReceiver;
+  let server: ServerProcess;
+  let apiKey = '';
+
+  beforeAll(async () => {
+    collector = await startWebhookReceiver();
+    hooks = await startWebhookReceiver();
+    const env = {
+      PRESENCE_DATA_DIR: dataDir,
+      PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
+    };
+    const args = [
+      'tenant',
+      'create',
+      '--name',
+      'otel',
+      '--rp-id',
+      'app.example',
+      '--origin',
+      'https://app.example',
+    ];
+    apiKey = JSON.parse(cli([...args, '--json'], env)).apiKey;
+    server = await startServerProcess({
+      ...env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}`,
+      OTEL_SERVICE_NAME: 'presence-under-test',
+      PRESENCE_WEBHOOK_ALLOW_NETS: '127.0.0.0/8',
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await collector?.close();
+    await hooks?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const call = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    return (await res.json()) as any;
+  };
+
+  it('parents a verify on the incoming traceparent, with SQL spans, and propagates into webhooks', async () => {
+    await call('/v1/webhooks/endpoints', { url: hooks.url, events: ['receipt.created'] });
+    const authenticator = new SoftAuthenticator('app.example', 'https://app.example');
+    const options = await call('/v1/presence/credentials/options', { subject: 'traced' });
+    await call('/v1/presence/credentials', {
+      registrationId: options.registrationId,
+      credential: authenticator.register({ challenge: options.publicKey.challenge }),
+    });
+    const challenge = await call('/v1/presence/challenge', {
+      actionHashHex: computeActionHash({ traced: true }),
+      subject: 'traced',
+    });
+    const traceId = randomBytes(16).toString('hex');
+    const parentId = randomBytes(8).toString('hex');
+    const verified = await call(
+      '/v1/presence/verify',
+      {
+        challengeId: challenge.challengeId,
+        assertion: authenticator.assert({ challenge: challenge.publicKey.challenge }),
+      },
+      { traceparent: `00-${traceId}-${parentId}-01` },
+    );
+    expect(verified.decision).toBe('PRESENCE_VERIFIED');
+    await hooks.waitFor(1, 20_000);
+    // SIGTERM flushes the spans still buffered.
+    expect(await server.stop()).toBe(0);
+
+    const spans: OtlpSpan[] = collector.received.flatMap((r) => {
+      expect(r.headers['content-type']).toContain('application/json');
+      const body = JSON.parse(r.body) as {
+        resourceSpans: { resource: unknown; scopeSpans: { spans: OtlpSpan[] }[] }[];
+      };
+      return body.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans));
+    });
+    expect(JSON.stringify(collector.received[0]?.body)).toContain('presence-under-test');
+    const attr = (s: OtlpSpan, key: string) => s.attributes.find((a) => a.key === key)?.value.stringValue;
+
+    const request = spans.find((s) => s.traceId === traceId && s.parentSpanId === parentId);
+    expect(request, 'a span whose parent is the caller').toBeDefined();
+    expect(request!.kind).toBe(SERVER);
+    expect(attr(request!, 'http.route')).toBe('/v1/presence/verify');
+    const inTrace = spans.filter((s) => s.traceId === traceId);
+    const byId = new Map(inTrace.map((s) => [s.spanId, s]));
+    const descendsFromRequest = (s: OtlpSpan): boolean => {
+      for (let p = s.parentSpanId; p !== undefined && p !== ''; p = byId.get(p)?.parentSpanId) {
+        if (p === request!.spanId) return true;
+      }
+      return false;
+    };
+    const sql = inTrace.filter((s) => attr(s, 'db.system.name') === 'sqlite');
+    expect(sql.length).toBeGreaterThan(0);
+    expect(sql.every(descendsFromRequest)).toBe(true);
+    expect(sql.map((s) => s.name)).toEqual(expect.arrayContaining(['SELECT', 'UPDATE', 'INSERT']));
+    expect(sql.every((s) => s.kind === CLIENT)).toBe(true);
+
+    const header = hooks.received[0]!.headers['traceparent'];
+    expect(header).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+    const [, hookTrace, hookSpan] = String(header).split('-');
+    const outbound = spans.find((s) => s.spanId === hookSpan);
+    expect(outbound, 'the outbound webhook POST span').toBeDefined();
+    expect(outbound!.traceId).toBe(hookTrace);
+    expect(outbound!.kind).toBe(CLIENT);
+    const attempt = spans.find((s) => s.spanId === outbound!.parentSpanId);
+    expect(attempt?.name).toBe('webhook attempt');
+    // The attempt continues the trace of the verify that recorded the receipt.created event.
+    expect(hookTrace).toBe(traceId);
+    expect(attempt!.traceId).toBe(traceId);
+    expect(byId.has(attempt!.parentSpanId!)).toBe(true);
+    expect(descendsFromRequest(attempt!)).toBe(true);
+  }, 60_000);
+});
