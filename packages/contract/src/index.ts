@@ -14,3 +14,4 @@ export * from './schemas/keys.js';
 export * from './schemas/webhooks.js';
 export * from './schemas/webhook-events.js';
 export * from './schemas/billing.js';
+export * from './schemas/tenants.js';

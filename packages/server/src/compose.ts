@@ -13,7 +13,11 @@ import { buildApp } from './http/app.js';
 import type { App } from './http/types.js';
 import { portal } from './portal/portal.js';
 import { problemPages } from './portal/problem-pages.js';
-import { ensureDevTenant } from './dev-tenant.js';
+import { consolePortal } from './portal/console/console-portal.js';
+import { ensureDevTenant, printDevInvite } from './dev-tenant.js';
+import type { ConsoleSettings } from './domain/console/console-settings.js';
+import { DEFAULT_CONSOLE_TIMES } from './domain/console/console-settings.js';
+import { consoleSettingsResolver, type ConsoleOptions } from './domain/console/resolve-console-settings.js';
 import { migrateDatabase } from './storage/migrate-database.js';
 import { openStore } from './storage/open-store.js';
 import type { Job } from './worker/run-jobs.js';
@@ -39,6 +43,8 @@ export interface Composed {
   jobs: Job[];
   /** SIGTERM's first step: /readyz answers 503 from now on, so load balancers stop routing here. */
   startDraining(): void;
+  /** The console's settings; its internal tenant is made on first use. */
+  consoleSettings(): Promise<ConsoleSettings>;
   /** The process's metrics registry (GET /metrics, PRESENCE_METRICS_LISTEN). */
   metrics: Metrics;
   close(): Promise<void>;
@@ -47,6 +53,16 @@ export interface Composed {
 /** Derives a purpose-specific key from the master key, so one secret never serves two uses. */
 export function deriveKey(master: Buffer, purpose: string): Buffer {
   return createHmac('sha256', master).update(`presence/v1/${purpose}`).digest();
+}
+
+/** The console's options from the configuration (origin, invite and session lifetimes). */
+export function consoleOptions(config: Config): ConsoleOptions {
+  return {
+    origin: config.consoleOrigin,
+    inviteTtlMs: DEFAULT_CONSOLE_TIMES.inviteTtlMs,
+    sessionIdleMs: config.consoleIdleMs,
+    sessionAbsoluteMs: config.consoleSessionMs,
+  };
 }
 
 /** Opens the database (migrating it first) and builds the domain's dependencies. */
@@ -140,6 +156,10 @@ export async function composeWith(
   observability.watchStore(deps.store);
   const devTenantId = config.devTenant ? await ensureDevTenant(deps, config, logger) : undefined;
   let draining = false;
+  const consoleSettings = consoleSettingsResolver(deps, consoleOptions(config));
+  if (devTenantId !== undefined && logger !== false) {
+    await printDevInvite(deps, consoleOptions(config), devTenantId);
+  }
   const app = await buildApp(deps, {
     logger: logger === false ? false : logger,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -150,7 +170,12 @@ export async function composeWith(
     cursorKey: deriveKey(config.masterKey, 'cursor'),
     previousCursorKey: config.previousMasterKey && deriveKey(config.previousMasterKey, 'cursor'),
     isDraining: () => draining,
-    plugins: [problemPages, portal({ demoTenantId: devTenantId })],
+    console: consoleOptions(config),
+    plugins: [
+      problemPages,
+      portal({ demoTenantId: devTenantId }),
+      consolePortal({ settings: consoleSettings, csrfKey: deriveKey(config.masterKey, 'console-csrf') }),
+    ],
   });
   // Keeps keys.json and the signing schedule current; a copy older than 2× this is never signed with.
   const refresh = setInterval(
@@ -182,6 +207,7 @@ export async function composeWith(
     startDraining() {
       draining = true;
     },
+    consoleSettings,
     metrics: observability.metrics,
     async close() {
       clearInterval(refresh);

@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { Config } from './config/load-config.js';
 import type { Deps } from './domain/deps.js';
 import { createTenant } from './domain/tenants/create-tenant.js';
+import { createInvite } from './domain/console/create-invite.js';
+import type { ConsoleOptions } from './domain/console/resolve-console-settings.js';
 
 export const DEV_TENANT_NAME = 'development';
 
@@ -24,4 +26,19 @@ export async function ensureDevTenant(deps: Deps, config: Config, logger: Logger
   );
   if (logger) logger.info({ tenantId: created.tenant.id }, 'development tenant created');
   return created.tenant.id;
+}
+
+/**
+ * Development only: while the development tenant has no console member, every start prints a
+ * fresh single-use owner invite, so a newcomer reaches a signed-in console in one click.
+ */
+export async function printDevInvite(deps: Deps, options: ConsoleOptions, tenantId: string): Promise<void> {
+  if ((await deps.store.console.members.list(tenantId)).length > 0) {
+    process.stdout.write(`Tenant console: ${options.origin}/console\n\n`);
+    return;
+  }
+  const { inviteUrl } = await createInvite(deps, options, { tenantId, role: 'owner', createdBy: null });
+  process.stdout.write(
+    `Tenant console: open this one-time owner invite and enroll a passkey:\n\n  ${inviteUrl}\n\n`,
+  );
 }

@@ -26,6 +26,10 @@ const OUTSIDE_API_KEYS: { pattern: RegExp; reason: string }[] = [
   { pattern: /^\/problems(\/|$)/, reason: 'the pages that describe error codes (problem types) are public' },
   { pattern: /^\/admin\/v1\//, reason: 'operator routes use PRESENCE_ADMIN_TOKEN: checked below' },
   { pattern: /^\/demo(\/|$)/, reason: 'the demo page is dev-tenant only (portal/demo.test.ts)' },
+  {
+    pattern: /^\/console(\/|$)/,
+    reason: 'the tenant console uses passkey sessions and CSRF tokens, not API keys (test/console.test.ts)',
+  },
 ];
 /** `METHOD /v1/...` routes that the generated cases cannot cover, with the reason and where they are covered instead. */
 const NOT_COVERED: Record<string, string> = {};

@@ -1,5 +1,6 @@
 import { adminCommands } from './admin-commands.js';
 import { billingCommands } from './billing-commands.js';
+import { consoleCommands } from './console-commands.js';
 import { evidenceCommands } from './evidence-commands.js';
 import { operationsCommands } from './operations-commands.js';
 import { logCommands } from './log-commands.js';
@@ -19,4 +20,5 @@ export const commands: Record<string, Command> = {
   ...evidenceCommands,
   ...operationsCommands,
   ...logCommands,
+  ...consoleCommands,
 };

@@ -18,6 +18,9 @@ export const Env = Type.Object({
   PRESENCE_MASTER_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' })),
   PRESENCE_DEV_TENANT: Type.Optional(Type.Boolean()),
   PRESENCE_DEV_ORIGIN: Type.String({ default: 'http://localhost:8080' }),
+  PRESENCE_CONSOLE_ORIGIN: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+$' })),
+  PRESENCE_CONSOLE_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 24 * 60, default: 30 }),
+  PRESENCE_CONSOLE_SESSION_HOURS: Type.Integer({ minimum: 1, maximum: 24 * 30, default: 12 }),
   PRESENCE_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 16 * 1024 * 1024, default: 1024 * 1024 }),
   PRESENCE_PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   PRESENCE_TRUST_PROXY: Type.Boolean({ default: false }),
@@ -75,6 +78,10 @@ export interface Config {
   masterKeySource: 'environment' | 'development key file';
   devTenant: boolean;
   devOrigin: string;
+  /** Public origin of the tenant console (invite links, passkey origin); defaults to devOrigin. */
+  consoleOrigin: string;
+  consoleIdleMs: number;
+  consoleSessionMs: number;
   bodyLimitBytes: number;
   pgPoolSize: number;
   trustProxy: boolean;
@@ -142,6 +149,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     masterKeySource: master.source,
     devTenant,
     devOrigin: env.PRESENCE_DEV_ORIGIN,
+    consoleOrigin: env.PRESENCE_CONSOLE_ORIGIN ?? env.PRESENCE_DEV_ORIGIN,
+    consoleIdleMs: env.PRESENCE_CONSOLE_IDLE_MINUTES * 60_000,
+    consoleSessionMs: env.PRESENCE_CONSOLE_SESSION_HOURS * 3600_000,
     bodyLimitBytes: env.PRESENCE_BODY_LIMIT_BYTES,
     pgPoolSize: env.PRESENCE_PG_POOL_SIZE,
     trustProxy: env.PRESENCE_TRUST_PROXY,

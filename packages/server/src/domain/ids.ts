@@ -16,7 +16,11 @@ export type IdPrefix =
   | 'sk'
   | 'whe'
   | 'inv'
-  | 'exp';
+  | 'exp'
+  | 'mem'
+  | 'cin'
+  | 'ses'
+  | 'aud';
 
 /**
  * A prefixed, time-sortable id: `chl_` + 26 Crockford base32 characters (48-bit millisecond

@@ -20,6 +20,7 @@ import type { TenantRepo } from './tenants/ports.js';
 import type { UsageRepo } from './usage/ports.js';
 import type { WebhookRepos } from './webhooks/ports.js';
 import type { ReceiptLogStore } from './receipt-log/ports.js';
+import type { ConsoleRepos } from './console/ports.js';
 
 export interface Clock {
   now(): number;
@@ -57,6 +58,7 @@ export interface StoreTx {
   idempotency: IdempotencyRepo;
   retention: RetentionRepo;
   sealedSecrets: SealedSecretRepo;
+  console: ConsoleRepos;
 }
 
 export interface Store extends StoreTx {

@@ -4,10 +4,12 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../domain/deps.js';
+import type { ConsoleOptions } from '../domain/console/resolve-console-settings.js';
 import { CursorCodec } from './cursor.js';
 import { swaggerOptions } from './openapi/swagger-options.js';
 import { billingRoutes } from './routes/billing.js';
 import { billingAdminRoutes } from './routes/billing-admin.js';
+import { tenantAdminRoutes } from './routes/tenants-admin.js';
 import { registerAuth } from './plugins/auth.js';
 import { frameworkErrors, registerProblemHandlers } from './plugins/problem.js';
 import { registerIdempotency } from './plugins/idempotency.js';
@@ -44,6 +46,8 @@ export interface HttpOptions {
   previousCursorKey?: Buffer | undefined;
   /** True once shutdown began: /readyz answers 503. */
   isDraining?: () => boolean;
+  /** Console origin and lifetimes (for invite links the operator API makes). */
+  console: ConsoleOptions;
   /** Extra encapsulated plugins (the portal), registered after the API. */
   plugins?: ((app: App, routeDeps: RouteDeps) => Promise<void>)[];
 }
@@ -88,6 +92,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     cursors: new CursorCodec(options.cursorKey, options.previousCursorKey),
     metrics: options.metrics,
     isDraining: options.isDraining ?? (() => false),
+    console: options.console,
   };
   for (const routes of [
     publicRoutes,
@@ -100,6 +105,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     policyRoutes,
     billingRoutes,
     billingAdminRoutes,
+    tenantAdminRoutes,
     webhookRoutes,
   ]) {
     routes(app, routeDeps);

@@ -4,6 +4,13 @@ import { createMetrics } from '../observability/create-metrics.js';
 import { buildApp } from './app.js';
 import type { RouteDeps } from './routes/route-deps.js';
 
+const CONSOLE = {
+  origin: 'http://localhost:8080',
+  inviteTtlMs: 1000,
+  sessionIdleMs: 1000,
+  sessionAbsoluteMs: 1000,
+};
+
 /**
  * Routes reach the domain one way only: `request.deps`. On an idempotent route that is the
  * request-scoped set whose store commits the Idempotency-Key together with the change; anything a
@@ -20,6 +27,7 @@ describe('route registration', () => {
       rateLimits: {},
       metrics: createMetrics(),
       cursorKey: Buffer.alloc(32),
+      console: CONSOLE,
       plugins: [
         async (_app, routeDeps) => {
           seen = routeDeps;
@@ -28,7 +36,7 @@ describe('route registration', () => {
     });
     await app.ready();
     expect(seen).toBeDefined();
-    expect(Object.keys(seen!).sort()).toEqual(['cursors', 'isDraining', 'metrics']);
+    expect(Object.keys(seen!).sort()).toEqual(['console', 'cursors', 'isDraining', 'metrics']);
     for (const value of Object.values(seen!)) {
       expect(value).not.toBe(marker);
       expect(value).not.toBe(marker.store);
@@ -46,6 +54,7 @@ describe('route registration', () => {
       rateLimits: {},
       metrics: createMetrics(),
       cursorKey: Buffer.alloc(32),
+      console: CONSOLE,
       plugins: [
         async (api) => {
           api.get('/probe', { schema: { hide: true } }, async (request) => {

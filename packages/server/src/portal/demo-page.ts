@@ -1,11 +1,22 @@
 import { html, type SafeHtml } from './html.js';
 
 export interface DemoPageInput {
-  action: Readonly<Record<string, string>>;
-  canonicalJson: string;
-  actionHashHex: string;
+  /** The payout every approval starts from; the server adds a fresh payoutId each time. */
+  template: Readonly<Record<string, string>>;
   rpId: string;
   assetPrefix: string;
+  /** Set when the page was opened on an origin the tenant does not allow: the one to open instead. */
+  openInstead: string | undefined;
+}
+
+/** Passkeys only work on the origins the tenant's policy allows: say which address to open. */
+export function wrongOriginNotice(openInstead: string | undefined, path: string): SafeHtml | '' {
+  if (openInstead === undefined) return '';
+  return html`<p class="status" data-kind="error" role="alert" id="wrong-origin">
+    This page was opened on an address the demo tenant does not allow, so your browser will refuse the
+    passkey. Open <a href="${openInstead}${path}">${openInstead}${path}</a> instead (the same computer under
+    another name, such as 127.0.0.1 instead of localhost, is a different address for passkeys).
+  </p>`;
 }
 
 function step(n: number, title: string): SafeHtml {
@@ -32,7 +43,8 @@ function enrollSection(input: DemoPageInput): SafeHtml {
 }
 
 function actionSection(input: DemoPageInput): SafeHtml {
-  const { amount, currency, iban, reference } = input.action;
+  const { amount, currency, iban, reference } = input.template;
+  const shown = { ...input.template, payoutId: '(made by the server for each approval)' };
   return html`<section class="card" aria-labelledby="approve-title">
     <div id="approve-title">${step(2, 'Approve the payout')}</div>
     <p class="summary">
@@ -40,15 +52,18 @@ function actionSection(input: DemoPageInput): SafeHtml {
       <strong>${reference}</strong>.
     </p>
     <h3>The exact action</h3>
-    <pre id="action-json" class="json">${JSON.stringify(input.action, null, 2)}</pre>
+    <pre id="action-json" class="json">${JSON.stringify(shown, null, 2)}</pre>
     <h3>Its hash</h3>
     <p class="explain">
-      SHA-256 over the RFC 8785 canonical bytes <code class="wrap">${input.canonicalJson}</code>:
+      SHA-256 over the RFC 8785 canonical bytes
+      <code id="action-canonical" class="wrap">(after you click approve)</code>:
     </p>
-    <p><code id="action-hash" class="hash">${input.actionHashHex}</code></p>
+    <p><code id="action-hash" class="hash">(after you click approve)</code></p>
     <p class="explain">
-      The demo backend computes this hash itself; the browser never chooses the action. The WebAuthn challenge
-      is derived from this hash and a fresh nonce, so the passkey's signature covers exactly this payout.
+      Every approval is a distinct payout: the demo backend gives it a fresh <code>payoutId</code> and
+      computes the hash itself, so the browser never chooses the action and no two approvals share a hash. The
+      WebAuthn challenge is derived from this hash and a fresh nonce, so the passkey's signature covers
+      exactly this payout.
     </p>
     <div class="actions">
       <button type="button" id="approve-button" disabled>
@@ -120,6 +135,7 @@ export function renderDemoPage(input: DemoPageInput): string {
             payout below: the service answers with a decision and, on success, a signed receipt anyone can
             verify offline.
           </p>
+          ${wrongOriginNotice(input.openInstead, '/demo')}
           <p id="support" class="status" role="status"></p>
         </header>
         <main>${enrollSection(input)} ${actionSection(input)} ${resultSection()} ${proofSection()}</main>

@@ -19,7 +19,7 @@ import { verifyPresence } from '../domain/presence/verify-presence.js';
 import { getReceipt } from '../domain/receipts/get-receipt.js';
 import { problemResponses } from '../http/routes/errors.js';
 import type { App } from '../http/types.js';
-import { DEMO_ACTION_HASH_HEX, DEMO_SUBJECT_PATTERN } from './demo-action.js';
+import { DEMO_PURPOSE, DEMO_SUBJECT_PATTERN, newDemoPayout } from './demo-action.js';
 
 const DemoSubjectBody = Type.Object(
   {
@@ -33,6 +33,15 @@ const DemoSubjectBody = Type.Object(
 
 const DEMO_SUBJECT = new RegExp(DEMO_SUBJECT_PATTERN);
 
+/** The challenge, with the payout it is bound to (made by the server for this approval only). */
+const DemoChallenge = Type.Composite([
+  ChallengeCreated,
+  Type.Object({
+    action: Type.Record(Type.String(), Type.String()),
+    canonicalJson: Type.String(),
+  }),
+]);
+
 /** Whether a challenge of the tenant was made by the demo (its payout, a demo subject); unknown ids pass through. */
 async function isForeignChallenge(deps: Deps, tenantId: string, challengeId: string): Promise<boolean> {
   const view = await getChallenge(deps, tenantId, challengeId).catch((error: unknown) => {
@@ -40,7 +49,7 @@ async function isForeignChallenge(deps: Deps, tenantId: string, challengeId: str
     throw error;
   });
   if (view === undefined) return false;
-  return view.actionHashHex !== DEMO_ACTION_HASH_HEX || !DEMO_SUBJECT.test(view.subject ?? '');
+  return view.purpose !== DEMO_PURPOSE || !DEMO_SUBJECT.test(view.subject ?? '');
 }
 
 /**
@@ -72,14 +81,18 @@ export function demoRoutes(app: App, tenantId: string): void {
   });
 
   app.post('/demo/api/challenges', {
-    schema: { hide: true, body: DemoSubjectBody, response: { 201: ChallengeCreated, ...problemResponses } },
+    schema: { hide: true, body: DemoSubjectBody, response: { 201: DemoChallenge, ...problemResponses } },
     handler: async (request, reply) => {
+      const payout = newDemoPayout(request.deps.random);
       const input = {
-        actionHashHex: DEMO_ACTION_HASH_HEX,
+        actionHashHex: payout.actionHashHex,
         subject: request.body.subject,
-        purpose: 'presence demo payout',
+        purpose: DEMO_PURPOSE,
       };
-      return reply.code(201).send(await createChallenge(request.deps, tenantId, input));
+      const challenge = await createChallenge(request.deps, tenantId, input);
+      return reply
+        .code(201)
+        .send({ ...challenge, action: payout.action, canonicalJson: payout.canonicalJson });
     },
   });
 
@@ -107,7 +120,7 @@ export function demoRoutes(app: App, tenantId: string): void {
     schema: { hide: true, params: ReceiptParams, response: { 200: SignedReceipt, ...problemResponses } },
     handler: async (request) => {
       const signed = await getReceipt(request.deps, tenantId, request.params.receiptId);
-      if (signed.receipt.actionHashHex !== DEMO_ACTION_HASH_HEX)
+      if (signed.receipt.purpose !== DEMO_PURPOSE)
         throw new DomainError('not_found', 'no demo receipt has this id');
       return signed;
     },

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeActionHashSync as computeActionHash } from '@presence/sdk/node';
 import { compose, type Composed } from '../compose.js';
 import { loadConfig } from '../config/load-config.js';
-import { DEMO_ACTION, DEMO_ACTION_HASH_HEX } from './demo-action.js';
+import { DEMO_PAYOUT_TEMPLATE, newDemoPayout } from './demo-action.js';
 import { escapeHtml, html } from './html.js';
 import { PORTAL_CSP } from './security-headers.js';
 
@@ -39,8 +39,29 @@ describe('demo page with the development tenant', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('hashes the fixed payout', () => {
-    expect(DEMO_ACTION_HASH_HEX).toBe(computeActionHash(DEMO_ACTION));
+  it('makes every approval a distinct payout, hashed over its canonical bytes', () => {
+    const random = { bytes: (n: number) => randomBytes(n) };
+    const [a, b] = [newDemoPayout(random), newDemoPayout(random)];
+    expect(a.action).toMatchObject(DEMO_PAYOUT_TEMPLATE);
+    expect(a.action['payoutId']).toMatch(/^pay_[0-9a-f]{24}$/);
+    expect(a.actionHashHex).toBe(computeActionHash(a.action));
+    expect(a.actionHashHex).not.toBe(b.actionHashHex);
+  });
+
+  it('says which address to open when the host is not an allowed origin', async () => {
+    const wrong = await composed.app.inject({
+      method: 'GET',
+      url: '/demo',
+      headers: { host: '127.0.0.1:8080' },
+    });
+    expect(wrong.body).toContain('id="wrong-origin"');
+    expect(wrong.body).toContain('href="http://localhost:8080/demo"');
+    const right = await composed.app.inject({
+      method: 'GET',
+      url: '/demo',
+      headers: { host: 'localhost:8080' },
+    });
+    expect(right.body).not.toContain('id="wrong-origin"');
   });
 
   it('serves the page with a strict CSP and no inline script or style', async () => {
@@ -50,7 +71,7 @@ describe('demo page with the development tenant', () => {
     expect(res.headers['content-security-policy']).toBe(PORTAL_CSP);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['referrer-policy']).toBe('no-referrer');
-    expect(res.body).toContain(DEMO_ACTION_HASH_HEX);
+    expect(res.body).toContain(DEMO_PAYOUT_TEMPLATE.iban);
     expect(res.body).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
     expect(res.body).not.toMatch(/\sstyle=|<style|\son[a-z]+=/);
   });

@@ -1,7 +1,7 @@
 import type { RouteDeps } from '../http/routes/route-deps.js';
 import type { App } from '../http/types.js';
 import { currentPolicy } from '../domain/policy/get-policy.js';
-import { DEMO_ACTION, DEMO_ACTION_CANONICAL, DEMO_ACTION_HASH_HEX } from './demo-action.js';
+import { DEMO_PAYOUT_TEMPLATE } from './demo-action.js';
 import { renderDemoPage } from './demo-page.js';
 import { demoRoutes } from './demo-routes.js';
 import { addSecurityHeaders } from './security-headers.js';
@@ -13,6 +13,12 @@ export interface PortalOptions {
 }
 
 const DEMO_ASSETS = '/demo/assets';
+
+/** The first allowed origin when the page's host is none of the allowed origins' hosts. */
+function openInstead(host: string | undefined, allowed: readonly string[]): string | undefined {
+  const hosts = allowed.flatMap((o) => (URL.canParse(o) ? [new URL(o).host] : []));
+  return host !== undefined && hosts.includes(host) ? undefined : allowed.find((o) => URL.canParse(o));
+}
 
 /** Operator pages and the demo page, in their own encapsulated Fastify context. */
 export function portal(options: PortalOptions) {
@@ -32,11 +38,10 @@ export function portal(options: PortalOptions) {
       child.get('/demo', { schema: { hide: true } }, async (request, reply) => {
         const { rules } = await currentPolicy(request.deps, tenantId);
         const page = renderDemoPage({
-          action: DEMO_ACTION,
-          canonicalJson: DEMO_ACTION_CANONICAL,
-          actionHashHex: DEMO_ACTION_HASH_HEX,
+          template: DEMO_PAYOUT_TEMPLATE,
           rpId: rules.rpId,
           assetPrefix: DEMO_ASSETS,
+          openInstead: openInstead(request.headers.host, rules.allowedOrigins),
         });
         return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page);
       });

@@ -15,7 +15,8 @@ export const PORTAL_CSP = [
 /** Sets the portal's security headers on every response of the (encapsulated) context it is given. */
 export function addSecurityHeaders(app: App): void {
   app.addHook('onSend', async (_request, reply) => {
-    reply.header('content-security-policy', PORTAL_CSP);
+    // A route may set a stricter policy of its own (the printable invoice); otherwise this one.
+    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', PORTAL_CSP);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
     reply.header('x-frame-options', 'DENY');

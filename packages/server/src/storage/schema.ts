@@ -265,6 +265,51 @@ export type InvoiceCountersTable = {
   last_sequence: number;
 };
 
+export type ConsoleMembersTable = {
+  id: string;
+  tenant_id: string;
+  display_name: string;
+  role: string;
+  created_at: number;
+  removed_at: number | null;
+};
+
+export type ConsoleInvitesTable = {
+  id: string;
+  tenant_id: string;
+  token_hash: string;
+  role: string;
+  member_id: string;
+  created_by: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+};
+
+export type ConsoleSessionsTable = {
+  id: string;
+  tenant_id: string;
+  member_id: string;
+  token_hash: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+};
+
+export type ConsoleAuditTable = {
+  id: string;
+  tenant_id: string;
+  member_id: string | null;
+  action: string;
+  target: string | null;
+  /** JSON object: what changed. */
+  detail: string;
+  receipt_id: string | null;
+  receipt_hash_hex: string | null;
+  created_at: number;
+};
+
 export type SchemaMigrationsTable = {
   id: string;
   applied_at: number;
@@ -357,5 +402,9 @@ export interface Database {
   receipt_log_cosignatures: ReceiptLogCosignaturesTable;
   receipt_log_witness_settings: ReceiptLogWitnessSettingsTable;
   receipt_log_keys: ReceiptLogKeysTable;
+  console_members: ConsoleMembersTable;
+  console_invites: ConsoleInvitesTable;
+  console_sessions: ConsoleSessionsTable;
+  console_audit: ConsoleAuditTable;
   schema_migrations: SchemaMigrationsTable;
 }

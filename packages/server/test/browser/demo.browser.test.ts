@@ -66,11 +66,14 @@ describe.skipIf(chromiumMissing())('demo page in Chromium with a virtual authent
       await page.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
       const subject = (await page.textContent('#subject')) ?? '';
       expect(subject).toMatch(/^demo-[0-9a-f]{32}$/);
-      expect(JSON.parse((await page.textContent('#action-json')) ?? '')).toEqual(PAYOUT);
-      expect(await page.textContent('#action-hash')).toBe(computeActionHash(PAYOUT));
+      expect(JSON.parse((await page.textContent('#action-json')) ?? '')).toMatchObject(PAYOUT);
 
       await enroll(page);
       expect(await approve(page), log.join('\n')).toBe('verified');
+      const action = JSON.parse((await page.textContent('#action-json')) ?? '') as Record<string, string>;
+      expect(action).toMatchObject(PAYOUT);
+      expect(action['payoutId']).toMatch(/^pay_[0-9a-f]{24}$/);
+      expect(await page.textContent('#action-hash')).toBe(computeActionHash(action));
       expect(await page.textContent('#decision strong')).toBe('PRESENCE_VERIFIED');
       await page.waitForSelector('#receipt-block:not([hidden])');
       const receiptId = (await page.textContent('#receipt-id')) ?? '';
@@ -79,7 +82,7 @@ describe.skipIf(chromiumMissing())('demo page in Chromium with a virtual authent
       expect(shown.receipt.receiptId).toBe(receiptId);
       expect(shown.receiptHashHex).toBe(receiptHashHex);
       expect(shown.receipt).toMatchObject({
-        actionHashHex: computeActionHash(PAYOUT),
+        actionHashHex: computeActionHash(action),
         subject,
         rpId: 'localhost',
         origin: service.origin,
@@ -99,6 +102,12 @@ describe.skipIf(chromiumMissing())('demo page in Chromium with a virtual authent
       const report = verifyReceipt(linked, { keys });
       expect(report.valid, JSON.stringify(report.checks, null, 2)).toBe(true);
       expect(report.receiptHashHex).toBe(receiptHashHex);
+
+      // A second approval is a distinct payout: another payoutId, another action hash.
+      expect(await approve(page), log.join('\n')).toBe('verified');
+      const second = JSON.parse((await page.textContent('#action-json')) ?? '') as Record<string, string>;
+      expect(second['payoutId']).not.toBe(action['payoutId']);
+      expect(await page.textContent('#action-hash')).not.toBe(computeActionHash(action));
     } finally {
       await context.close();
     }
@@ -114,6 +123,8 @@ describe.skipIf(chromiumMissing())('demo page in Chromium with a virtual authent
       const outcome = await approve(page);
       expect(['denied', 'error'], log.join('\n')).toContain(outcome);
       expect(await page.textContent('#decision')).not.toContain('PRESENCE_VERIFIED');
+      // Refusals are explained in words, never as a raw DOMException name.
+      expect(await page.textContent('#decision')).not.toMatch(/NotAllowedError|SecurityError/);
       expect(await page.isHidden('#receipt-block')).toBe(true);
       await page.screenshot({ path: '/tmp/demo-denied.png', fullPage: true });
     } finally {

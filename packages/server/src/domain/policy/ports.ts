@@ -14,5 +14,7 @@ export interface PolicyRecord {
 export interface PolicyRepo {
   insert(p: PolicyRecord): Promise<void>;
   current(tenantId: string): Promise<PolicyRecord | undefined>;
+  /** Newest version first. */
+  history(tenantId: string, limit: number): Promise<PolicyRecord[]>;
   get(tenantId: string, id: string): Promise<PolicyRecord | undefined>;
 }

@@ -70,22 +70,43 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   return sendProblem(reply, request, 'invalid_request', 'the URL is not validly percent-encoded');
 }
 
+export interface ProblemOf {
+  code: ErrorCode;
+  detail: string;
+  errors: FieldError[];
+  retryAfterSeconds?: number | undefined;
+}
+
+/** What problem an error thrown by a route is (the portal renders the same one as a page). */
+export function problemOf(error: FastifyError): ProblemOf | undefined {
+  if (error instanceof DomainError) {
+    return {
+      code: error.code,
+      detail: error.detail,
+      errors: error.fields,
+      retryAfterSeconds: error.retryAfterSeconds,
+    };
+  }
+  if (error.validation) {
+    const errors = validationErrors(error);
+    const detail = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+    return { code: 'invalid_request', detail, errors };
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return { code: FRAMEWORK_CODES[error.code] ?? statusToCode(status), detail: error.message, errors: [] };
+  }
+  return undefined;
+}
+
 /** One envelope for every failure: RFC 9457 problem+json with a stable code. */
 export function registerProblemHandlers(app: App): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof DomainError) {
-      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
-      return sendProblem(reply, request, error.code, error.detail, error.fields);
-    }
-    if (error.validation) {
-      const errors = validationErrors(error);
-      const detail = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
-      return sendProblem(reply, request, 'invalid_request', detail, errors);
-    }
-    const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      const code = FRAMEWORK_CODES[error.code] ?? statusToCode(status);
-      return sendProblem(reply, request, code, error.message);
+    const problem = problemOf(error);
+    if (problem) {
+      if (problem.retryAfterSeconds !== undefined)
+        reply.header('retry-after', String(problem.retryAfterSeconds));
+      return sendProblem(reply, request, problem.code, problem.detail, problem.errors);
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(

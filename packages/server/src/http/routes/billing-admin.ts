@@ -88,7 +88,8 @@ export function billingAdminRoutes(app: App, _routeDeps: RouteDeps): void {
 }
 
 /** Checked on request, before the body is read: callers without the token learn nothing. */
-async function operatorOnly(request: FastifyRequest, reply: FastifyReply) {
+/** preHandler of every operator route: the operator token, or a 401 problem. */
+export async function operatorOnly(request: FastifyRequest, reply: FastifyReply) {
   const match = BEARER.exec(request.headers.authorization ?? '');
   if (match && authenticateOperator(request.deps, match[1]!)) return;
   reply.header('www-authenticate', 'Bearer realm="presence-operator"');

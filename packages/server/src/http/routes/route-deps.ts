@@ -1,5 +1,6 @@
 import type { Metrics } from '../../observability/create-metrics.js';
 import type { CursorCodec } from '../cursor.js';
+import type { ConsoleOptions } from '../../domain/console/resolve-console-settings.js';
 
 /**
  * What route files receive at registration: only what is the same for every request. The domain's
@@ -15,4 +16,6 @@ export interface RouteDeps {
   isDraining: () => boolean;
   /** Where routes record what the request metrics cannot see (decisions, export bytes). */
   metrics: Metrics;
+  /** Console origin and lifetimes (operator-made invite links). */
+  console: ConsoleOptions;
 }

@@ -48,10 +48,24 @@
     return data;
   }
 
+  // What a person should read when something refuses: never a raw DOMException name.
   function ceremonyError(error) {
-    const name = error && error.name ? error.name : 'Error';
-    const message = error && error.message ? error.message : String(error);
-    return name + ': ' + message.replace(/\.+$/, '');
+    const name = (error && error.name) || '';
+    if (name === 'NotAllowedError')
+      return 'The passkey request was cancelled or timed out, or this device holds no passkey for this subject';
+    if (name === 'InvalidStateError') return 'This device already holds a passkey for this subject';
+    if (name === 'SecurityError')
+      return 'The browser refused passkeys on this address: open the demo on the address the tenant allows (see above)';
+    if (name === 'NotSupportedError' || name === 'WebAuthnError')
+      return 'This browser or device cannot create or use passkeys here';
+    if (name === 'AbortError') return 'The passkey request was interrupted';
+    const message = (error && error.message) || String(error);
+    return message.replace(/\.+$/, '');
+  }
+
+  async function sha256Hex(text) {
+    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+    return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
   }
 
   function showEnrollment() {
@@ -118,12 +132,12 @@
       return;
     }
     resetResult(challenge);
-    if (challenge.actionHashHex !== $('action-hash').textContent) {
-      showDecision(
-        'denied',
-        'Not approved',
-        'The challenge is bound to a different action hash than the one shown.',
-      );
+    // The server made this payout (with its own payoutId) and bound the challenge to its hash.
+    $('action-json').textContent = JSON.stringify(challenge.action, null, 2);
+    $('action-canonical').textContent = challenge.canonicalJson;
+    $('action-hash').textContent = challenge.actionHashHex;
+    if ((await sha256Hex(challenge.canonicalJson)) !== challenge.actionHashHex) {
+      showDecision('denied', 'Not approved', 'The challenge is bound to another hash than the payout shown.');
       return;
     }
     setStatus('approve-status', 'Waiting for your authenticator (touch it and verify yourself)…', 'busy');
@@ -135,7 +149,7 @@
       showDecision(
         'error',
         'Not approved: no assertion',
-        ceremonyError(error) + '. Nothing was signed; the unused challenge expires.',
+        ceremonyError(error) + '. Nothing was signed and nothing is paid; the unused challenge expires.',
       );
       return;
     }

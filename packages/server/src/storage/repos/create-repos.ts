@@ -6,6 +6,7 @@ import { createPresenceHotPath } from '../hot-path/presence-hot-path.js';
 import { createApiKeyRepo } from './api-keys.js';
 import { createBillingRepos } from './billing-repos.js';
 import { createChallengeRepo } from './challenges.js';
+import { createConsoleRepos } from './console.js';
 import { createCredentialRepo } from './credentials.js';
 import { createExportRepo } from './exports.js';
 import { createIdempotencyRepo } from './idempotency.js';
@@ -44,5 +45,6 @@ export function createRepos(db: Kysely<Database>, dialect: Dialect): StoreTx {
     idempotency: createIdempotencyRepo(db),
     retention: createRetentionRepo(db),
     sealedSecrets: createSealedSecretRepo(db),
+    console: createConsoleRepos(db),
   };
 }

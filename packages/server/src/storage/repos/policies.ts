@@ -21,6 +21,16 @@ export function createPolicyRepo(db: Kysely<Database>): PolicyRepo {
         .executeTakeFirst();
       return row && toPolicy(row);
     },
+    async history(tenantId, limit) {
+      const rows = await db
+        .selectFrom('policies')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .orderBy('version', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map(toPolicy);
+    },
     async get(tenantId, id) {
       const row = await db
         .selectFrom('policies')

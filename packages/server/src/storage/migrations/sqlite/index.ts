@@ -7,6 +7,7 @@ import * as idempotency from './0005-idempotency.js';
 import * as receiptLog from './0007-receipt-log.js';
 import * as retention from './0010-retention.js';
 import * as observability from './0012-observability.js';
+import * as consoleTables from './0009-console.js';
 
 /** Every sqlite migration, in order. Add new ones at the end; never edit an applied one. */
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
@@ -18,4 +19,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { id: '0007-receipt-log', up: receiptLog.up },
   { id: '0010-retention', up: retention.up },
   { id: '0012-observability', up: observability.up },
+  { id: '0009-console', up: consoleTables.up },
 ];

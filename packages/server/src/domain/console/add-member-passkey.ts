@@ -1,0 +1,44 @@
+import type { RegisterCredentialBody } from '@presence/contract';
+import type { Deps } from '../deps.js';
+import { DomainError } from '../errors.js';
+import { createRegistrationOptions } from '../credentials/create-registration-options.js';
+import { registerCredential } from '../credentials/register-credential.js';
+import { memberSubject, type ConsoleSettings } from './console-settings.js';
+import type { MemberRecord } from './ports.js';
+import { recordAudit } from './record-audit.js';
+
+/** Step 1 of enrolling another passkey for the signed-in member (a second device, a backup key). */
+export async function startMemberPasskey(
+  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  settings: Pick<ConsoleSettings, 'consoleTenantId'>,
+  member: MemberRecord,
+) {
+  return createRegistrationOptions(deps, settings.consoleTenantId, {
+    subject: memberSubject(member.id),
+    displayName: member.displayName,
+  });
+}
+
+/** Step 2: registers it, only for a ceremony this member started. */
+export async function addMemberPasskey(
+  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  settings: Pick<ConsoleSettings, 'consoleTenantId'>,
+  member: MemberRecord,
+  input: RegisterCredentialBody,
+) {
+  const registration = await deps.store.registrations.get(settings.consoleTenantId, input.registrationId);
+  if (!registration || registration.subject !== memberSubject(member.id)) {
+    throw new DomainError('invalid_request', 'the passkey ceremony was not started by you', [
+      { field: '/registrationId', message: 'not your ceremony' },
+    ]);
+  }
+  const credential = await registerCredential(deps, settings.consoleTenantId, input);
+  await recordAudit(deps, deps.store, {
+    tenantId: member.tenantId,
+    memberId: member.id,
+    action: 'member.passkey.add',
+    target: member.id,
+    detail: { credentialId: credential.id },
+  });
+  return credential;
+}

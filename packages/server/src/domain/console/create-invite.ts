@@ -1,0 +1,38 @@
+import type { Deps } from '../deps.js';
+import { DomainError } from '../errors.js';
+import { newId } from '../ids.js';
+import { sha256Hex } from '../encoding.js';
+import type { ConsoleSettings } from './console-settings.js';
+import type { ConsoleRole, InviteRecord } from './ports.js';
+
+export interface CreatedInvite {
+  invite: InviteRecord;
+  /** The link that carries the token: shown once, stored only as a hash. */
+  inviteUrl: string;
+}
+
+/** A single-use invite for a new member of the tenant with the given role. */
+export async function createInvite(
+  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  settings: Pick<ConsoleSettings, 'origin' | 'inviteTtlMs'>,
+  input: { tenantId: string; role: ConsoleRole; createdBy: string | null },
+): Promise<CreatedInvite> {
+  if (!(await deps.store.tenants.get(input.tenantId))) {
+    throw new DomainError('not_found', `no tenant ${input.tenantId}`);
+  }
+  const token = deps.random.bytes(32).toString('base64url');
+  const now = deps.clock.now();
+  const invite: InviteRecord = {
+    id: newId(deps, 'cin'),
+    tenantId: input.tenantId,
+    tokenHash: sha256Hex(token),
+    role: input.role,
+    memberId: newId(deps, 'mem'),
+    createdBy: input.createdBy,
+    createdAt: now,
+    expiresAt: now + settings.inviteTtlMs,
+    usedAt: null,
+  };
+  await deps.store.console.invites.insert(invite);
+  return { invite, inviteUrl: `${settings.origin}/console/invite/${token}` };
+}

@@ -1,0 +1,25 @@
+import type { Deps } from '../deps.js';
+import { currentPolicy } from '../policy/get-policy.js';
+import { putPolicy } from '../policy/put-policy.js';
+import { createTenant } from '../tenants/create-tenant.js';
+import { CONSOLE_TENANT_NAME } from './console-settings.js';
+
+/**
+ * Finds or creates the console's internal tenant and makes its policy match the console origin
+ * (rpId = its host name), so member passkeys are bound to the address the console is served on.
+ * Its initial API key is never shown: nothing outside the console acts for this tenant.
+ */
+export async function ensureConsoleTenant(deps: Deps, origin: string): Promise<string> {
+  const rpId = new URL(origin).hostname;
+  const existing = (await deps.store.tenants.list()).find((t) => t.name === CONSOLE_TENANT_NAME);
+  if (!existing) {
+    const created = await createTenant(deps, { name: CONSOLE_TENANT_NAME, rpId, origins: [origin] });
+    await deps.store.apiKeys.update(created.tenant.id, created.key.keyId, { revokedAt: deps.clock.now() });
+    return created.tenant.id;
+  }
+  const { rules } = await currentPolicy(deps, existing.id);
+  if (rules.rpId !== rpId || !rules.allowedOrigins.includes(origin)) {
+    await putPolicy(deps, existing.id, { rpId, allowedOrigins: [origin], rpName: 'Presence console' });
+  }
+  return existing.id;
+}

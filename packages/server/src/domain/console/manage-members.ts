@@ -1,0 +1,61 @@
+import type { Credential } from '@presence/contract';
+import type { Deps } from '../deps.js';
+import { DomainError, notFound } from '../errors.js';
+import { listCredentials, revokeCredential } from '../credentials/manage-credentials.js';
+import { memberSubject, type ConsoleSettings } from './console-settings.js';
+import type { MemberRecord } from './ports.js';
+
+/** A member's active console passkeys (credentials of the console tenant). */
+export async function listMemberPasskeys(
+  deps: Pick<Deps, 'store'>,
+  settings: Pick<ConsoleSettings, 'consoleTenantId'>,
+  memberId: string,
+): Promise<Credential[]> {
+  const page = await listCredentials(
+    deps,
+    settings.consoleTenantId,
+    { subject: memberSubject(memberId), includeRevoked: false },
+    { limit: 100 },
+  );
+  return page.items;
+}
+
+/** Removes a member of the tenant: its sessions end and its passkeys are revoked. */
+export async function removeMember(
+  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  settings: Pick<ConsoleSettings, 'consoleTenantId'>,
+  tenantId: string,
+  memberId: string,
+): Promise<MemberRecord> {
+  const member = await deps.store.console.members.get(tenantId, memberId);
+  if (!member || member.removedAt !== null) throw notFound('the member');
+  const owners = (await deps.store.console.members.list(tenantId)).filter((m) => m.role === 'owner');
+  if (member.role === 'owner' && owners.length <= 1) {
+    throw new DomainError('conflict', 'the last owner cannot be removed; invite another owner first');
+  }
+  const now = deps.clock.now();
+  await deps.store.transaction(async (tx) => {
+    await tx.console.members.remove(tenantId, memberId, now);
+    await tx.console.sessions.revokeAllOfMember(memberId, now);
+  });
+  for (const passkey of await listMemberPasskeys(deps, settings, memberId)) {
+    await revokeCredential(deps, settings.consoleTenantId, passkey.id);
+  }
+  return member;
+}
+
+/** Revokes one passkey of a member of the tenant (never another tenant's). */
+export async function removeMemberPasskey(
+  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  settings: Pick<ConsoleSettings, 'consoleTenantId'>,
+  tenantId: string,
+  input: { memberId: string; credentialId: string },
+): Promise<Credential> {
+  const member = await deps.store.console.members.get(tenantId, input.memberId);
+  const passkeys = member ? await listMemberPasskeys(deps, settings, member.id) : [];
+  if (!passkeys.some((p) => p.id === input.credentialId)) throw notFound('the passkey');
+  if (passkeys.length <= 1) {
+    throw new DomainError('conflict', "a member's last passkey cannot be removed; remove the member instead");
+  }
+  return revokeCredential(deps, settings.consoleTenantId, input.credentialId);
+}

@@ -1,0 +1,138 @@
+import { Type } from '@sinclair/typebox';
+import { createInvite } from '../../../domain/console/create-invite.js';
+import { listMemberPasskeys, removeMemberPasskey } from '../../../domain/console/manage-members.js';
+import { mayChange } from '../../../domain/console/permissions.js';
+import { CONSOLE_ROLES, type MemberRecord } from '../../../domain/console/ports.js';
+import type { App } from '../../../http/types.js';
+import { html, type SafeHtml } from '../../html.js';
+import { action, audit, Form, page, type View } from '../routes.js';
+import { RegisterCredentialBody } from '@presence/contract';
+import { addMemberPasskey, startMemberPasskey } from '../../../domain/console/add-member-passkey.js';
+import { checkCsrf, consoleRequest, memberOf } from '../console-context.js';
+import { csrfField, dangerForm, plainForm, secretOnce, when } from '../widgets.js';
+
+const InviteForm = Form({ role: Type.Union(CONSOLE_ROLES.map((r) => Type.Literal(r))) });
+const PasskeyParams = Type.Object({
+  memberId: Type.String({ pattern: '^mem_[0-9A-HJKMNP-TV-Z]{26}$' }),
+  credentialId: Type.String({ pattern: '^cred_[0-9A-HJKMNP-TV-Z]{26}$' }),
+});
+
+async function memberCard(view: View, m: MemberRecord, owner: boolean): Promise<SafeHtml> {
+  const passkeys = await listMemberPasskeys(view.ctx.deps, view.ctx.settings, m.id);
+  const self = m.id === view.signedIn.member.id;
+  return html`<li class="member">
+    <p><strong>${m.displayName}</strong> · ${m.role}${self ? ' (you)' : ''} · joined ${when(m.createdAt)}</p>
+    <ul class="plain">
+      ${passkeys.map(
+        (p) =>
+          html`<li>
+            Passkey <code>${p.id}</code> · ${p.backedUp ? 'synced' : 'device-bound'} · last used
+            ${when(p.lastUsedAt)}
+            ${owner && passkeys.length > 1 ? plainForm(`/console/members/${m.id}/passkeys/${p.id}/remove`, view.csrf, `Remove passkey|${p.id}`, html``, 'danger') : ''}
+          </li>`,
+      )}
+    </ul>
+    ${
+      self
+        ? html`<p>
+            <button type="button" class="secondary" data-add-passkey>Add a passkey on this device</button>
+            <span id="passkey-status" class="status" role="status" aria-live="polite"></span>
+          </p>`
+        : ''
+    }
+    ${owner && !self ? dangerForm({ kind: 'member.remove', target: m.id, label: `Remove ${m.displayName}`, csrf: view.csrf }) : ''}
+  </li>`;
+}
+
+async function membersBody(view: View, shown?: SafeHtml): Promise<SafeHtml> {
+  const { deps } = view.ctx;
+  const owner = mayChange(view.signedIn.member.role, 'members');
+  const members = await deps.store.console.members.list(view.tenantId);
+  const invites = await deps.store.console.invites.listOpen(view.tenantId, deps.clock.now());
+  const cards = await Promise.all(members.map((m) => memberCard(view, m, owner)));
+  return html`${shown ?? ''}
+    <section class="card wide" aria-labelledby="members-title">
+      <h2 id="members-title">Members</h2>
+      <ul class="members">
+        ${cards}
+      </ul>
+    </section>
+    <section class="card wide" aria-labelledby="invites-title">
+      <h2 id="invites-title">Open invites</h2>
+      ${
+        invites.length === 0
+          ? html`<p class="muted">No open invites.</p>`
+          : html`<ul class="plain">
+              ${invites.map((i) => html`<li>${i.role} · made ${when(i.createdAt)} · valid until ${when(i.expiresAt)}</li>`)}
+            </ul>`
+      }
+      ${
+        owner
+          ? html`<form method="post" action="/console/members/invites" class="search">
+              ${csrfField(view.csrf)}
+              <label
+                >Role
+                <select name="role">
+                  ${CONSOLE_ROLES.map((r) => html`<option value="${r}" ${r === 'developer' ? html`selected` : ''}>${r}</option>`)}
+                </select></label
+              >
+              <button type="submit">Create an invite link</button>
+            </form>`
+          : ''
+      }
+    </section>
+    <section class="card wide" aria-labelledby="sessions-title">
+      <h2 id="sessions-title">Your sessions</h2>
+      ${plainForm('/console/sign-out', view.csrf, 'Sign out everywhere', html`<input type="hidden" name="everywhere" value="1" />`)}
+    </section>`;
+}
+
+export function memberPages(app: App): void {
+  app.post('/console/api/passkeys/options', { schema: { hide: true } }, async (request) => {
+    checkCsrf(request);
+    const { member } = memberOf(request);
+    return startMemberPasskey(consoleRequest(request).ctx.deps, consoleRequest(request).ctx.settings, member);
+  });
+  app.post(
+    '/console/api/passkeys',
+    { schema: { hide: true, body: RegisterCredentialBody } },
+    async (request) => {
+      checkCsrf(request);
+      const { member } = memberOf(request);
+      const { ctx } = consoleRequest(request);
+      return { credential: await addMemberPasskey(ctx.deps, ctx.settings, member, request.body) };
+    },
+  );
+
+  page(app, '/console/members', {}, async ({ view }) => ({
+    title: 'Members',
+    nav: '/console/members',
+    body: await membersBody(view),
+  }));
+
+  action(app, '/console/members/invites', { body: InviteForm }, 'members', async ({ view, body }) => {
+    const { invite, inviteUrl } = await createInvite(view.ctx.deps, view.ctx.settings, {
+      tenantId: view.tenantId,
+      role: body.role,
+      createdBy: view.signedIn.member.id,
+    });
+    await audit(view, 'member.invite', invite.id, { role: invite.role });
+    return {
+      title: 'Members',
+      nav: '/console/members',
+      body: await membersBody(view, secretOnce(`Invite link for a new ${invite.role}`, inviteUrl)),
+    };
+  });
+
+  action(
+    app,
+    '/console/members/:memberId/passkeys/:credentialId/remove',
+    { body: Form({}), params: PasskeyParams },
+    'members',
+    async ({ view, params }) => {
+      await removeMemberPasskey(view.ctx.deps, view.ctx.settings, view.tenantId, params);
+      await audit(view, 'member.passkey.remove', params.memberId, { credentialId: params.credentialId });
+      return { redirect: '/console/members' };
+    },
+  );
+}

@@ -1,0 +1,117 @@
+/**
+ * The Store's console repos: members, single-use invites, sessions and the audit log, tenant
+ * scoped. Same suite for both dialects; see store.behaviour.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { InviteRecord, MemberRecord } from '../domain/console/ports.js';
+import { seedTenant, T0, TestRecords } from './test-records.js';
+import { DIALECTS, openTestStore, pgAvailable, type TestStore } from './testing.js';
+
+const postgresReady = await pgAvailable();
+
+for (const dialect of DIALECTS) {
+  describe.skipIf(dialect === 'postgres' && !postgresReady)(`store behaviour: console (${dialect})`, () => {
+    let db: TestStore;
+    const records = new TestRecords();
+    beforeAll(async () => {
+      db = await openTestStore(dialect);
+    });
+    afterAll(async () => {
+      await db?.cleanup();
+    });
+
+    const member = (tenantId: string, role: MemberRecord['role'] = 'owner'): MemberRecord => ({
+      id: records.id('mem'),
+      tenantId,
+      displayName: 'Ada',
+      role,
+      createdAt: T0,
+      removedAt: null,
+    });
+    const invite = (tenantId: string, expiresAt = T0 + 60_000): InviteRecord => ({
+      id: records.id('cin'),
+      tenantId,
+      tokenHash: records.id('hash'),
+      role: 'developer',
+      memberId: records.id('mem'),
+      createdBy: null,
+      createdAt: T0,
+      expiresAt,
+      usedAt: null,
+    });
+
+    it('an invite is consumed once, even by concurrent calls, and never after it expires', async () => {
+      const { tenant } = await seedTenant(db.store, records);
+      const open = invite(tenant.id);
+      await db.store.console.invites.insert(open);
+      expect(await db.store.console.invites.findByTokenHash(open.tokenHash)).toEqual(open);
+      const results = await Promise.all(
+        [1, 2, 3, 4].map(() => db.store.console.invites.consume(open.id, T0 + 1)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect((await db.store.console.invites.findByTokenHash(open.tokenHash))?.usedAt).toBe(T0 + 1);
+      const expired = invite(tenant.id, T0 + 10);
+      await db.store.console.invites.insert(expired);
+      expect(await db.store.console.invites.consume(expired.id, T0 + 10)).toBe(false);
+      expect(await db.store.console.invites.listOpen(tenant.id, T0 + 5)).toEqual([expired]);
+    });
+
+    it('members are tenant-scoped; a removed member is no longer listed', async () => {
+      const a = await seedTenant(db.store, records);
+      const b = await seedTenant(db.store, records);
+      const ada = member(a.tenant.id);
+      await db.store.console.members.insert(ada);
+      expect(await db.store.console.members.get(b.tenant.id, ada.id)).toBeUndefined();
+      expect(await db.store.console.members.getAnyTenant(ada.id)).toEqual(ada);
+      expect(await db.store.console.members.remove(b.tenant.id, ada.id, T0)).toBe(false);
+      expect(await db.store.console.members.remove(a.tenant.id, ada.id, T0 + 1)).toBe(true);
+      expect(await db.store.console.members.remove(a.tenant.id, ada.id, T0 + 2)).toBe(false);
+      expect(await db.store.console.members.list(a.tenant.id)).toEqual([]);
+    });
+
+    it('sessions: touch only moves forward; revoking all of a member ends every one', async () => {
+      const { tenant } = await seedTenant(db.store, records);
+      const ada = member(tenant.id);
+      await db.store.console.members.insert(ada);
+      const session = (n: number) => ({
+        id: records.id('ses'),
+        tenantId: tenant.id,
+        memberId: ada.id,
+        tokenHash: `${records.id('tok')}-${n}`,
+        createdAt: T0,
+        lastSeenAt: T0,
+        expiresAt: T0 + 3_600_000,
+        revokedAt: null,
+      });
+      const [s1, s2] = [session(1), session(2)];
+      await db.store.console.sessions.insert(s1);
+      await db.store.console.sessions.insert(s2);
+      await db.store.console.sessions.touch(s1.id, T0 + 100);
+      await db.store.console.sessions.touch(s1.id, T0 + 50);
+      expect((await db.store.console.sessions.findByTokenHash(s1.tokenHash))?.lastSeenAt).toBe(T0 + 100);
+      expect(await db.store.console.sessions.revokeAllOfMember(ada.id, T0 + 200)).toBe(2);
+      expect((await db.store.console.sessions.findByTokenHash(s2.tokenHash))?.revokedAt).toBe(T0 + 200);
+    });
+
+    it('the audit log lists a tenant’s entries newest first, with their receipts', async () => {
+      const a = await seedTenant(db.store, records);
+      const b = await seedTenant(db.store, records);
+      const entry = (tenantId: string, action: string) => ({
+        id: records.id('aud'),
+        tenantId,
+        memberId: null,
+        action,
+        target: 'key_1',
+        detail: { params: { graceSeconds: 60 } },
+        receiptId: 'rct_1',
+        receiptHashHex: 'ab'.repeat(32),
+        createdAt: T0,
+      });
+      const first = entry(a.tenant.id, 'api-key.rotate');
+      const second = entry(a.tenant.id, 'api-key.revoke');
+      for (const e of [first, second, entry(b.tenant.id, 'policy.change')])
+        await db.store.console.audit.insert(e);
+      expect(await db.store.console.audit.list(a.tenant.id, 10)).toEqual([second, first]);
+    });
+  });
+}
