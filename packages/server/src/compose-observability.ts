@@ -1,10 +1,15 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Config } from './config/load-config.js';
-import type { Store } from './domain/ports.js';
+import type { Deps } from './domain/deps.js';
+import { receiptLogIntegrationLagSeconds } from './domain/receipt-log/receipt-log-lag.js';
 import type { HttpRateLimits } from './http/plugins/rate-limit.js';
 import { createMetrics, type Metrics } from './observability/create-metrics.js';
-import { registerBacklogGauges, registerPoolGauges } from './observability/register-store-gauges.js';
+import {
+  registerBacklogGauges,
+  registerPoolGauges,
+  registerReceiptLogLagGauge,
+} from './observability/register-store-gauges.js';
 import { startTracing, type Tracing } from './observability/start-tracing.js';
 import { createRateLimiters } from './rate-limit/create-rate-limiters.js';
 import type { StoreOptions } from './storage/open-database.js';
@@ -17,8 +22,8 @@ export interface Observability {
   rateLimits: HttpRateLimits;
   /** What the store adds when it opens: SQL spans and the pool gauges. */
   storeOptions: Pick<StoreOptions, 'tracer' | 'onPool'>;
-  /** Registers the gauges read from the store at scrape time. */
-  watchStore(store: Store): void;
+  /** Registers the gauges read from the store at scrape time (webhook backlog, receipt-log lag). */
+  watchStore(deps: Pick<Deps, 'store' | 'clock'>): void;
   /** Closes the Redis connection and flushes the last spans. */
   close(): Promise<void>;
 }
@@ -52,7 +57,10 @@ export async function composeObservability(config: Config, logger: Logger | fals
       tracer: tracing?.tracer,
       onPool: (pool) => registerPoolGauges(metrics, pool, config.pgPoolSize),
     },
-    watchStore: (store) => registerBacklogGauges(metrics, store.webhooks.backlog),
+    watchStore: (deps) => {
+      registerBacklogGauges(metrics, deps.store.webhooks.backlog);
+      registerReceiptLogLagGauge(metrics, () => receiptLogIntegrationLagSeconds(deps));
+    },
     async close() {
       await limiters.close();
       await tracing?.shutdown();

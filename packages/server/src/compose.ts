@@ -153,7 +153,7 @@ export async function composeWith(
   given?: Observability,
 ): Promise<Composed> {
   const observability = given ?? (await composeObservability(config, logger));
-  observability.watchStore(deps.store);
+  observability.watchStore(deps);
   const devTenantId = config.devTenant ? await ensureDevTenant(deps, config, logger) : undefined;
   let draining = false;
   const consoleSettings = consoleSettingsResolver(deps, consoleOptions(config));

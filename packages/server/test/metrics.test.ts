@@ -89,6 +89,9 @@ for (const dialect of DIALECTS) {
       const age = sample(text, 'presence_outbox_oldest_age_seconds')!;
       expect(age).toBeGreaterThanOrEqual(0);
       expect(age).toBeLessThanOrEqual((Date.now() - oldest) / 1000 + 1);
+      // The receipt log's integration job does not run in this service, so its lag is exported
+      // from the store (the lag function itself is tested in receipt-log.test.ts).
+      expect(sample(text, 'presence_receipt_log_integration_lag_seconds')).toBeGreaterThanOrEqual(0);
 
       for (const name of [
         'presence_webhook_deliveries_total',

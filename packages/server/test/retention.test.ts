@@ -105,6 +105,44 @@ describeEachDialect('retention', (dialect) => {
     expect((await s.request('GET', `/v1/presence/challenges/${abandoned.challengeId}`)).status).toBe(404);
   });
 
+  it('prunes console sessions that ended (expired or signed out) before the window, and only those', async () => {
+    const store = s.composed.deps.store;
+    const now = s.clock.now();
+    const day = 24 * 3600 * 1000;
+    const member = `mem_retention_${dialect}`;
+    await store.console.members.insert({
+      id: member,
+      tenantId: s.tenantId,
+      displayName: 'Retention',
+      role: 'auditor',
+      createdAt: now - 90 * day,
+      removedAt: null,
+    });
+    const session = (id: string, expiresAt: number, revokedAt: number | null) =>
+      store.console.sessions.insert({
+        id,
+        tenantId: s.tenantId,
+        memberId: member,
+        tokenHash: id.padEnd(64, '0'),
+        createdAt: now - 60 * day,
+        lastSeenAt: now - 60 * day,
+        expiresAt,
+        revokedAt,
+      });
+    await session('ses_expired_long_ago', now - 40 * day, null);
+    await session('ses_signed_out_long_ago', now + day, now - 40 * day);
+    await session('ses_expired_recently', now - 2 * day, null);
+    await session('ses_live', now + day, null);
+
+    const totals = await pruneAll(s, 1);
+
+    expect(totals['console_sessions']).toBe(2);
+    expect((await s.testStore.rows('console_sessions')).map((r) => r.id).sort()).toEqual([
+      'ses_expired_recently',
+      'ses_live',
+    ]);
+  });
+
   it('measures pruning throughput', async () => {
     const count = 20_000;
     const handle = await openDatabase(s.testStore.options);

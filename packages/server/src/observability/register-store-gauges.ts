@@ -75,3 +75,27 @@ export function registerPoolGauges(metrics: Pick<Metrics, 'addGauge'>, pool: Poo
     collect: (set) => set(max),
   });
 }
+
+/**
+ * `presence_receipt_log_integration_lag_seconds`: how far the receipt-log integration is behind
+ * (seconds since the oldest receipt no checkpoint covers yet was issued; 0 when caught up). Read
+ * at scrape time, at most once per `ttlMs`; a failed read keeps the last value.
+ */
+export function registerReceiptLogLagGauge(
+  metrics: Pick<Metrics, 'addGauge'>,
+  readLagSeconds: () => Promise<number>,
+  { ttlMs = 10_000, now = Date.now }: Pick<BacklogGaugeOptions, 'ttlMs' | 'now'> = {},
+): void {
+  let last: { at: number; value: number } | undefined;
+  metrics.addGauge({
+    name: 'presence_receipt_log_integration_lag_seconds',
+    help: 'Seconds since the oldest receipt not yet in a signed receipt-log checkpoint was issued; 0 when caught up',
+    collect: async (set) => {
+      if (last === undefined || now() - last.at >= ttlMs) {
+        const value = await readLagSeconds().catch(() => undefined);
+        if (value !== undefined) last = { at: now(), value };
+      }
+      set(last?.value ?? 0);
+    },
+  });
+}

@@ -69,6 +69,16 @@ const TARGETS: readonly Target[] = [
           sql`expires_at < ${t} and not exists (select 1 from credentials c where c.registration_id = registrations.id)`,
       ),
   },
+  {
+    // Console sessions end at their absolute expiry or when revoked (sign-out); nothing references them.
+    table: 'console_sessions',
+    key: ['id'],
+    where: (c) =>
+      when(
+        c.challengesBefore,
+        (t) => sql`expires_at < ${t} or (revoked_at is not null and revoked_at < ${t})`,
+      ),
+  },
 ];
 
 export function createRetentionRepo(db: Kysely<Database>): RetentionRepo {
