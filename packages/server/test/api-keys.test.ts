@@ -1,6 +1,6 @@
 /**
- * API keys through the HTTP API, on both databases: `keys:manage` only grants scopes the calling
- * key holds (so only a full-scope key mints a full-scope key), rotation refuses revoked and
+ * API keys through the HTTP API, on both databases: `keys:manage` only grants (and revokes) scopes
+ * the calling key holds (so only a full-scope key mints a full-scope key), rotation refuses revoked and
  * expired keys with a 409, and keys carry the checksummed `presence_` format while legacy `prs_`
  * keys keep working.
  */
@@ -68,6 +68,20 @@ describeEachDialect('API keys', (dialect) => {
     expect((await s.request('GET', `/v1/keys/${full.json.key.keyId}`)).json.expiresAt).toBeNull();
     const own = await s.request('POST', '/v1/keys', { name: 'own', scopes: ['keys:manage'] }, manager);
     expect((await s.request('POST', `/v1/keys/${own.json.key.keyId}/rotate`, {}, manager)).status).toBe(201);
+  });
+
+  it('revokes a key only for a grantor holding all of its scopes', async () => {
+    const manager = await s.keyWith(['keys:manage']);
+    const full = await s.request('POST', '/v1/keys', { name: 'full', scopes: [...SCOPES] });
+    const refused = await s.request('DELETE', `/v1/keys/${full.json.key.keyId}`, undefined, manager);
+    expect(refused.status).toBe(403);
+    expect(refused.json).toMatchObject({ code: 'forbidden', errors: [{ field: 'params/keyId' }] });
+    expect((await s.request('GET', `/v1/keys/${full.json.key.keyId}`)).json.revokedAt).toBeNull();
+    expect((await s.request('GET', '/v1/keys', undefined, full.json.secret)).status).toBe(200);
+    const own = await s.request('POST', '/v1/keys', { name: 'own', scopes: ['keys:manage'] }, manager);
+    const revoked = await s.request('DELETE', `/v1/keys/${own.json.key.keyId}`, undefined, manager);
+    expect(revoked.status).toBe(200);
+    expect(revoked.json.revokedAt).not.toBeNull();
   });
 
   it('refuses to rotate a revoked key or one whose grace period has ended, with a 409', async () => {

@@ -111,7 +111,10 @@ export const adminCommands: Record<string, Command> = {
         options: { tenant: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean' } },
       });
       if (!values.tenant || !values.key) throw new Error('keys revoke needs --tenant and --key');
-      print(await withDeps((deps) => revokeApiKey(deps, values.tenant!, values.key!)), values.json);
+      print(
+        await withDeps((deps) => revokeApiKey(deps, values.tenant!, values.key!, OWNER_SCOPES)),
+        values.json,
+      );
       return 0;
     },
   },

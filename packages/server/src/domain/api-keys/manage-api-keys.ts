@@ -16,11 +16,16 @@ export async function getApiKey(deps: Pick<Deps, 'store'>, tenantId: string, key
   return toApiKey(key);
 }
 
+/** Revokes a key at once; only a grantor holding every scope of it may (see checkGrantableScopes). */
 export async function revokeApiKey(
   deps: Pick<Deps, 'store' | 'clock' | 'apiKeys'>,
   tenantId: string,
   keyId: string,
+  grantorScopes: readonly Scope[],
 ): Promise<ApiKey> {
+  const existing = await deps.store.apiKeys.get(tenantId, keyId);
+  if (!existing) throw notFound('the API key');
+  checkGrantableScopes(grantorScopes, existing.scopes, 'revoke');
   const key = await deps.store.apiKeys.update(tenantId, keyId, { revokedAt: deps.clock.now() });
   if (!key) throw notFound('the API key');
   deps.apiKeys.delete(key.keyHash);

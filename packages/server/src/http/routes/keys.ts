@@ -101,6 +101,7 @@ export function keyRoutes(app: App, { cursors }: RouteDeps): void {
       params: KeyParams,
       response: { 200: ApiKey, ...problemResponses },
     },
-    handler: async (request) => revokeApiKey(request.deps, tenantOf(request), request.params.keyId),
+    handler: async (request) =>
+      revokeApiKey(request.deps, tenantOf(request), request.params.keyId, scopesOf(request)),
   });
 }

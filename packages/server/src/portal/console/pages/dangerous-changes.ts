@@ -49,7 +49,7 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
     params: NoParams,
     check: checkKey,
     execute: async (ctx, tenantId, target) => {
-      const key = await revokeApiKey(ctx.deps, tenantId, target);
+      const key = await revokeApiKey(ctx.deps, tenantId, target, OWNER_SCOPES);
       return { message: `API key ${key.name} (${key.prefix}…) is revoked.` };
     },
   },
