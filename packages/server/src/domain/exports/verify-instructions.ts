@@ -34,7 +34,7 @@ commands; stop at the first one that fails.
   $ sed -n 's/.*"kid":"\\([^"]*\\)".*/\\1/p' manifest.sig.json > kid.txt
   $ grep -o "{[^{}]*\\"kid\\":\\"$(cat kid.txt)\\"[^{}]*}" keys.json | sed -n 's/.*"publicKeyPem":"\\([^"]*\\)".*/\\1/p' | sed 's/\\\\n/\\n/g' > key.pem
   $ openssl pkey -pubin -in key.pem -noout
-   "kid" signed the manifest into key.pem, and the receipt-log key ("use":"log") into logkey.pem
+  $ grep -o '{[^}]*"use":"log"[^}]*}' keys.json | head -1 | sed -n 's/.*"publicKeyB64Url":"\\([A-Za-z0-9_-]*\\)".*/\\1=/p' | tr '_-' '/+' | base64 -d | cat <(printf '\\x30\\x2a\\x30\\x05\\x06\\x03\\x2b\\x65\\x70\\x03\\x21\\x00') - | openssl pkey -pubin -inform DER -out logkey.pem
 
 3. Check the manifest signature (OpenSSL 3). The signature is base64url without padding.
   $ sed -n 's/.*"signatureB64Url":"\\([A-Za-z0-9_-]*\\)".*/\\1==/p' manifest.sig.json | tr '_-' '/+' | base64 -d > manifest.sig

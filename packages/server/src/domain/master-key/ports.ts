@@ -4,7 +4,7 @@
  * sealed column is one entry in each.
  */
 export type SealedKind =
-  'signing-key' | 'webhook-secret' | 'webhook-previous-secret' | 'idempotency-response';
+  'signing-key' | 'receipt-log-key' | 'webhook-secret' | 'webhook-previous-secret' | 'idempotency-response';
 
 export interface SealedValue {
   /** The row's primary key, column by column. */

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
 import { idempotencySealContext } from '../idempotency/read-idempotent-outcome.js';
+import { logKeySealContext } from '../receipt-log/log-signer.js';
 import { sealContext as signingKeySealContext } from '../receipts/signing-key-schedule.js';
 import { webhookSecretSealContext } from '../webhooks/webhook-secret.js';
 import type { SealedKind } from './ports.js';
@@ -7,6 +8,7 @@ import type { SealedKind } from './ports.js';
 /** The associated data each kind was sealed with (see domain/secrets.ts). */
 const CONTEXTS: Record<SealedKind, (key: string[]) => string> = {
   'signing-key': ([kid]) => signingKeySealContext(kid ?? ''),
+  'receipt-log-key': ([kid]) => logKeySealContext(kid ?? ''),
   'webhook-secret': ([id]) => webhookSecretSealContext(id ?? ''),
   'webhook-previous-secret': ([id]) => webhookSecretSealContext(id ?? ''),
   'idempotency-response': ([tenantId, key]) => idempotencySealContext(tenantId ?? '', key ?? ''),

@@ -29,7 +29,7 @@ export async function loadLogSigner(deps: LogSignerDeps): Promise<LogSigner> {
   // Two processes may both create a first key at once; the oldest one wins for everyone.
   const key = keys[0]!;
   const privateKey: KeyObject = createPrivateKey({
-    key: deps.secrets.open(key.privateKeySealed, sealContext(key.kid)),
+    key: deps.secrets.open(key.privateKeySealed, logKeySealContext(key.kid)),
     format: 'der',
     type: 'pkcs8',
   });
@@ -70,13 +70,14 @@ function newLogKey(deps: Pick<Deps, 'clock' | 'secrets'>): LogKeyRecord {
     publicKeyB64Url: raw.toString('base64url'),
     privateKeySealed: deps.secrets.seal(
       privateKey.export({ format: 'der', type: 'pkcs8' }),
-      sealContext(kid),
+      logKeySealContext(kid),
     ),
     createdAt: deps.clock.now(),
   };
 }
 
-function sealContext(kid: string): string {
+/** The associated data the log key is sealed with (domain/secrets.ts); master-key reseal uses it too. */
+export function logKeySealContext(kid: string): string {
   return `presence/log-key/${kid}`;
 }
 

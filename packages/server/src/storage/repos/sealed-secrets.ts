@@ -5,6 +5,7 @@ import type { Database } from '../schema.js';
 
 const COLUMNS: Record<SealedKind, { table: keyof Database; key: readonly string[]; column: string }> = {
   'signing-key': { table: 'signing_keys', key: ['kid'], column: 'private_key_sealed' },
+  'receipt-log-key': { table: 'receipt_log_keys', key: ['kid'], column: 'private_key_sealed' },
   'webhook-secret': { table: 'webhook_endpoints', key: ['id'], column: 'secret_sealed' },
   'webhook-previous-secret': { table: 'webhook_endpoints', key: ['id'], column: 'previous_secret_sealed' },
   'idempotency-response': {
