@@ -1,9 +1,9 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import type { ServiceKey } from '@presence/contract';
 import { signNoteLine } from '@presence/sdk/node';
 import type { Deps } from '../deps.js';
 import { toIso } from '../encoding.js';
-import { signingKeyId } from '../receipts/signing-key-schedule.js';
+import { newSealedEd25519Key } from '../receipts/signing-key-schedule.js';
 import type { LogKeyRecord } from './ports.js';
 
 type LogSignerDeps = Pick<Deps, 'store' | 'clock' | 'secrets'>;
@@ -62,18 +62,7 @@ export async function publishedLogKeys(deps: Pick<Deps, 'store'>): Promise<Servi
 }
 
 function newLogKey(deps: Pick<Deps, 'clock' | 'secrets'>): LogKeyRecord {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x ?? '', 'base64url');
-  const kid = signingKeyId(raw);
-  return {
-    kid,
-    publicKeyB64Url: raw.toString('base64url'),
-    privateKeySealed: deps.secrets.seal(
-      privateKey.export({ format: 'der', type: 'pkcs8' }),
-      logKeySealContext(kid),
-    ),
-    createdAt: deps.clock.now(),
-  };
+  return newSealedEd25519Key(deps, logKeySealContext);
 }
 
 /** The associated data the log key is sealed with (domain/secrets.ts); master-key reseal uses it too. */

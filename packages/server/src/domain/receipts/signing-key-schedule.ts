@@ -60,8 +60,15 @@ export function sealContext(kid: string): string {
   return `presence/signing-key/${kid}`;
 }
 
-/** A fresh Ed25519 key, private part sealed with the master key, valid from `notBefore` on. */
-export function newSigningKey(deps: Pick<Deps, 'clock' | 'secrets'>, notBefore: number): SigningKeyRecord {
+/**
+ * A fresh Ed25519 key pair: the raw public key, its kid, and the PKCS#8 private key sealed with the
+ * master key under the context `sealContextOf(kid)`. Receipt signing keys and receipt-log keys both
+ * come from here; each kind has its own seal context, so one kind's sealed key never opens as another.
+ */
+export function newSealedEd25519Key(
+  deps: Pick<Deps, 'clock' | 'secrets'>,
+  sealContextOf: (kid: string) => string,
+): { kid: string; publicKeyB64Url: string; privateKeySealed: string; createdAt: number } {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const raw = rawPublicKey(publicKey);
   const kid = signingKeyId(raw);
@@ -70,13 +77,15 @@ export function newSigningKey(deps: Pick<Deps, 'clock' | 'secrets'>, notBefore: 
     publicKeyB64Url: raw.toString('base64url'),
     privateKeySealed: deps.secrets.seal(
       privateKey.export({ format: 'der', type: 'pkcs8' }),
-      sealContext(kid),
+      sealContextOf(kid),
     ),
     createdAt: deps.clock.now(),
-    notBefore,
-    notAfter: null,
-    status: 'active',
   };
+}
+
+/** A fresh receipt signing key, valid from `notBefore` on. */
+export function newSigningKey(deps: Pick<Deps, 'clock' | 'secrets'>, notBefore: number): SigningKeyRecord {
+  return { ...newSealedEd25519Key(deps, sealContext), notBefore, notAfter: null, status: 'active' };
 }
 
 export function publicKeyPem(k: SigningKeyRecord): string {
