@@ -118,6 +118,8 @@ async function startServer(dataDir, key, databaseUrl) {
         PRESENCE_DATA_DIR: dataDir,
         PRESENCE_MASTER_KEY: key.toString('base64url'),
         PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
+        PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: '0',
+        PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '0',
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       },
       stdio: ['ignore', 'inherit', 'inherit'],

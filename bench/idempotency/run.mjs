@@ -77,6 +77,8 @@ async function setup(dialect) {
     PRESENCE_DEV_TENANT: 'false',
     PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
     PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
+    PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: '0',
+    PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '0',
   });
   // No monthly challenge quota: the bench issues more challenges than the free plan allows.
   const billing = { ...DEFAULT_BILLING_SETTINGS, defaultPlan: { ...FREE_PLAN, monthlyChallengeQuota: null } };

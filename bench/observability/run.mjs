@@ -76,6 +76,8 @@ async function measure(tracing) {
     PRESENCE_DEV_TENANT: 'false',
     PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
     PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
+    PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: '0',
+    PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '0',
     ...(tracing ? { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.address().port}` } : {}),
   });
   const composed = await compose(config, false);

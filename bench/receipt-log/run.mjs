@@ -138,6 +138,8 @@ try {
     PRESENCE_DEV_TENANT: 'false',
     PRESENCE_MASTER_KEY: masterKey.toString('base64url'),
     PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
+    PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: '0',
+    PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '0',
     PRESENCE_LOG_ORIGIN: 'bench.example',
   });
   const composed = await composeWith({ ...deps, logOrigin: 'bench.example' }, config, false);

@@ -292,6 +292,8 @@ async function benchDatabase(dialect) {
     PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
     PRESENCE_DEV_TENANT: 'false',
     PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
+    PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: '0',
+    PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '0',
     PRESENCE_BILLING_DEFAULT_PLAN_FILE: planFile,
     LOG_LEVEL: 'warn',
   };
