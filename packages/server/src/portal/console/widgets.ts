@@ -75,3 +75,27 @@ export function empty(text: string): SafeHtml {
 export function badge(text: string, kind: 'ok' | 'bad' | 'warn' | 'plain' = 'plain'): SafeHtml {
   return html`<span class="badge ${kind}">${text}</span>`;
 }
+
+/**
+ * A list table that stacks into labelled rows on narrow screens (class `stack`), or `emptyText`
+ * when there are no rows. `rows` are the rendered `<tr>`s.
+ */
+export function stackedTable(
+  headers: readonly string[],
+  rows: readonly SafeHtml[],
+  emptyText: string,
+): SafeHtml {
+  if (rows.length === 0) return empty(emptyText);
+  return html`<div class="table-wrap">
+    <table class="stack">
+      <thead>
+        <tr>
+          ${headers.map((h) => html`<th scope="col">${h}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </div>`;
+}

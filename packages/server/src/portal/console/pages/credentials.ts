@@ -5,7 +5,7 @@ import { listCredentials, revokeCredential } from '../../../domain/credentials/m
 import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
 import { action, audit, Form, page, type View } from '../routes.js';
-import { badge, empty, plainForm, when } from '../widgets.js';
+import { badge, stackedTable, plainForm, when } from '../widgets.js';
 
 const SubjectQuery = Type.Object(
   { subject: Type.Optional(Type.String({ maxLength: 128, pattern: '^[A-Za-z0-9._:@/+=-]*$' })) },
@@ -45,29 +45,11 @@ export function credentialPages(app: App): void {
         <label>Subject <input name="subject" value="${subject ?? ''}" /></label>
         <button type="submit">Show credentials</button>
       </form>
-      ${
-        items.length === 0
-          ? empty('No credentials match.')
-          : html`<div class="table-wrap">
-              <table class="stack">
-                <thead>
-                  <tr>
-                    <th scope="col">Credential</th>
-                    <th scope="col">Subject</th>
-                    <th scope="col">Attestation</th>
-                    <th scope="col">Backup</th>
-                    <th scope="col">Enrolled</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${items.map((c) => row(view, c, canChange))}
-                </tbody>
-              </table>
-            </div>`
-      }
+      ${stackedTable(
+        ['Credential', 'Subject', 'Attestation', 'Backup', 'Enrolled', 'Last used', 'State', 'Actions'],
+        items.map((c) => row(view, c, canChange)),
+        'No credentials match.',
+      )}
       <p class="muted">A revoked credential's later assertions are denied (CREDENTIAL_REVOKED).</p>
     </section>`;
     return { title: 'Credentials', nav: '/console/credentials', body };

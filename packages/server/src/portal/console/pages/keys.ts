@@ -7,7 +7,7 @@ import { mayChange } from '../../../domain/console/permissions.js';
 import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
 import { action, audit, Form, page, type View } from '../routes.js';
-import { badge, csrfField, dangerForm, empty, secretOnce, when } from '../widgets.js';
+import { badge, csrfField, dangerForm, stackedTable, secretOnce, when } from '../widgets.js';
 
 const CreateKeyForm = Form({
   name: Type.String({ minLength: 1, maxLength: 100 }),
@@ -75,28 +75,11 @@ async function keysBody(view: View, created?: SafeHtml): Promise<SafeHtml> {
   return html`${created ?? ''}
     <section class="card wide" aria-labelledby="keys-title">
       <h2 id="keys-title">Keys</h2>
-      ${
-        keys.length === 0
-          ? empty('No API keys.')
-          : html`<div class="table-wrap">
-              <table class="stack">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Prefix</th>
-                    <th scope="col">Scopes</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${keys.map((k) => keyRow(view, k, canChange))}
-                </tbody>
-              </table>
-            </div>`
-      }
+      ${stackedTable(
+        ['Name', 'Prefix', 'Scopes', 'Created', 'Last used', 'State', 'Actions'],
+        keys.map((k) => keyRow(view, k, canChange)),
+        'No API keys.',
+      )}
       <p class="muted">Rotating or revoking a key asks for your passkey.</p>
     </section>
     ${canChange ? createForm(view) : ''}`;
