@@ -2,11 +2,8 @@ import { sql } from 'kysely';
 import type { Store } from '../domain/ports.js';
 import { openDatabase, type DatabaseHandle, type StoreOptions } from './open-database.js';
 import { createRepos } from './repos/create-repos.js';
-import {
-  createTransactionGuard,
-  runImmediateTransaction,
-  runReadCommittedTransaction,
-} from './transaction.js';
+import { createSqliteGroupCommit, type GroupCommit } from './sqlite-group-commit.js';
+import { createTransactionGuard, runReadCommittedTransaction } from './transaction.js';
 
 export type { StoreOptions } from './open-database.js';
 
@@ -21,11 +18,13 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 export function createStore({ dialect, db }: DatabaseHandle): Store {
   const guard = createTransactionGuard();
   const outer = db.withPlugin(guard.plugin);
-  const begin = dialect === 'sqlite' ? runImmediateTransaction : runReadCommittedTransaction;
+  // SQLite: transactions waiting together share one BEGIN IMMEDIATE … COMMIT (sqlite-group-commit.ts).
+  const begin: GroupCommit['run'] =
+    dialect === 'sqlite' ? createSqliteGroupCommit(db).run : (fn) => runReadCommittedTransaction(db, fn);
   return {
     dialect,
     ...createRepos(outer, dialect),
-    transaction: (fn) => guard.run(() => begin(db, (trx) => fn(createRepos(trx, dialect)))),
+    transaction: (fn) => guard.run(() => begin((trx) => fn(createRepos(trx, dialect)))),
     async ping() {
       await sql`select 1`.execute(outer);
     },

@@ -4,7 +4,8 @@
  * SQLite: Kysely's transaction() sends a deferred BEGIN, which takes the write lock only at the
  * first write; when another process committed in between, that upgrade fails with
  * SQLITE_BUSY_SNAPSHOT. So writes run in BEGIN IMMEDIATE on the dialect's single connection
- * (held by db.connection(), whose mutex also serializes this process's other queries).
+ * (held by db.connection(), whose mutex also serializes this process's other queries). The store
+ * groups its transactions (sqlite-group-commit.ts); migrations use runImmediateTransaction alone.
  * PostgreSQL: a pooled connection in READ COMMITTED; conditional updates are single statements.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
