@@ -1,10 +1,10 @@
 import { createApiKeyCache } from './domain/api-keys/api-key-cache.js';
 import { createPolicyCache } from './domain/policy/policy-cache.js';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from './config/load-config.js';
 import type { Deps } from './domain/deps.js';
-import type { Clock, Random, Store } from './domain/ports.js';
+import type { Clock, Store } from './domain/ports.js';
 import { DEFAULT_SIGNING_KEY_REFRESH_MS, loadReceiptSigner } from './domain/receipts/receipt-signer.js';
 import { loadLogSigner } from './domain/receipt-log/log-signer.js';
 import { createSecretBox } from './domain/secrets.js';
@@ -28,12 +28,13 @@ import { createIdempotencyCleanupJob } from './worker/idempotency-cleanup-job.js
 import { createRetentionJob } from './worker/retention-job.js';
 import { createReceiptLogJob } from './worker/receipt-log-job.js';
 import { DEFAULT_BILLING_SETTINGS, type BillingSettings } from './domain/billing/billing-settings.js';
+import { cryptoRandom } from './crypto-random.js';
 import { composeObservability, type Observability } from './compose-observability.js';
 import type { Metrics } from './observability/create-metrics.js';
 import type { StoreOptions } from './storage/open-database.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
-export const cryptoRandom: Random = { bytes: (n) => randomBytes(n) };
+export { cryptoRandom };
 
 export interface Composed {
   deps: Deps;

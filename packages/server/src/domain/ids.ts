@@ -33,13 +33,26 @@ export function newId(deps: { clock: Clock; random: Random }, prefix: IdPrefix):
     out = CROCKFORD[time % 32]! + out;
     time = Math.floor(time / 32);
   }
-  const bytes = deps.random.bytes(10);
-  let acc = 0n;
-  for (const b of bytes) acc = (acc << 8n) | BigInt(b);
-  let rand = '';
-  for (let i = 0; i < 16; i++) {
-    rand = CROCKFORD[Number(acc & 31n)]! + rand;
-    acc >>= 5n;
+  return `${prefix}_${out}${base32Of80Bits(deps.random.bytes(10))}`;
+}
+
+/**
+ * The 80 bits as 16 Crockford characters, most significant first: each 5-byte half is a 40-bit
+ * integer (exact in a double), i.e. 8 characters.
+ */
+function base32Of80Bits(bytes: Uint8Array): string {
+  let text = '';
+  for (let half = 0; half < 10; half += 5) {
+    let value =
+      bytes[half]! * 2 ** 32 +
+      bytes[half + 1]! * 2 ** 24 +
+      ((bytes[half + 2]! << 16) | (bytes[half + 3]! << 8) | bytes[half + 4]!);
+    let chars = '';
+    for (let i = 0; i < 8; i++) {
+      chars = CROCKFORD[value % 32]! + chars;
+      value = Math.floor(value / 32);
+    }
+    text += chars;
   }
-  return `${prefix}_${out}${rand}`;
+  return text;
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -30,6 +29,7 @@ import type { RouteDeps } from './routes/route-deps.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import type { App } from './types.js';
 import { buildValidatorsByPart } from './validators.js';
+import { cryptoRandom } from '../crypto-random.js';
 
 export interface HttpOptions {
   logger: FastifyBaseLogger | false;
@@ -56,7 +56,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   const base = {
     bodyLimit: options.bodyLimitBytes,
     trustProxy: options.trustProxy,
-    genReqId: () => `req_${randomBytes(12).toString('base64url')}`,
+    genReqId: () => `req_${cryptoRandom.bytes(12).toString('base64url')}`,
     requestIdHeader: false as const,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' as const, allErrors: true } },
     schemaController: { compilersFactory: { buildValidator: buildValidatorsByPart } },

@@ -81,7 +81,10 @@ export function createSqliteGroupCommit(db: Kysely<Database>): GroupCommit {
   return {
     run<T>(fn: (conn: Kysely<Database>) => Promise<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ work: AsyncResource.bind(fn), resolve: resolve as (value: unknown) => void, reject });
+        // The caller's async context (trace, store guard), without AsyncResource.bind's per-call cost.
+        const caller = new AsyncResource('presence.sqlite-transaction');
+        const work = (conn: Kysely<Database>) => caller.runInAsyncScope(fn, undefined, conn);
+        queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
         schedule();
       });
     },
