@@ -65,6 +65,16 @@ export interface Store extends StoreTx {
   readonly dialect: 'sqlite' | 'postgres';
   /** Runs `fn` in one database transaction: all of its writes commit together or not at all. */
   transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` where each write statement commits on its own: on PostgreSQL in autocommit, so the
+   * per-tenant rows a statement locks are free at its end, not after another round trip for
+   * COMMIT. Only for work whose every write is ONE self-contained statement (a compare-and-set
+   * that writes all or nothing), so that stopping between two statements leaves nothing half
+   * done: the verify settle. SQLite runs `fn` as a transaction (it groups commits anyway). Inside
+   * an idempotent request it is that request's one transaction, like `transaction`.
+   * docs/adr/0010-verify-hot-path.md.
+   */
+  selfContainedWrites<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -25,6 +25,11 @@ export function createStore({ dialect, db }: DatabaseHandle): Store {
     dialect,
     ...createRepos(outer, dialect),
     transaction: (fn) => guard.run(() => begin((trx) => fn(createRepos(trx, dialect)))),
+    // PostgreSQL: each statement its own transaction (autocommit), on the unguarded handle.
+    selfContainedWrites: (fn) =>
+      dialect === 'sqlite'
+        ? guard.run(() => begin((trx) => fn(createRepos(trx, dialect))))
+        : guard.run(() => fn(createRepos(db, dialect))),
     async ping() {
       await sql`select 1`.execute(outer);
     },

@@ -114,9 +114,21 @@ describeEachDialect(
         .transaction((tx) => tx.billing.quotas.increment(tenant.id, JUNE, null))
         .catch(() => undefined);
       expect(await quotas.get(tenant.id, JUNE)).toMatchObject({ used: 2 });
-      expect(await quotas.markThreshold(tenant.id, MAY, 80, 1)).toBe(true);
-      expect(await quotas.markThreshold(tenant.id, MAY, 80, 2)).toBe(false);
+      const announcement = (id: string, createdAt: number) => ({
+        id,
+        tenantId: tenant.id,
+        type: 'usage.quota_threshold',
+        payload: { thresholdPercent: 80 },
+        createdAt,
+      });
+      expect(await quotas.announceThreshold(tenant.id, MAY, 80, announcement('evt_first', 1))).toBe(true);
+      expect(await quotas.announceThreshold(tenant.id, MAY, 80, announcement('evt_second', 2))).toBe(false);
       expect(await quotas.get(tenant.id, MAY)).toEqual({ used: 12, threshold80At: 1, threshold100At: null });
+      // The marker and its event, both or neither: one event for the first call, none for the second.
+      const events = (await db.rows('outbox_events')).filter((e) => e.type === 'usage.quota_threshold');
+      expect(events.map((e) => [e.id, e.created_at, JSON.parse(e.payload)])).toEqual([
+        ['evt_first', 1, { thresholdPercent: 80 }],
+      ]);
     });
 
     it('numbers invoices without gaps: a rolled-back number is taken again', async () => {

@@ -191,6 +191,78 @@ for (const dialect of DIALECTS) {
         expect(await db.store.receiptLog.lastSeq(tenant.id)).toBe(0);
       });
 
+      it('in a sealed month, a settle or creation run on its own (selfContainedWrites) writes nothing at all', async () => {
+        const { tenant, credential, challenge } = await scene(db.store);
+        const { policy } = await seedTenant(db.store, records);
+        const month = Date.UTC(new Date(AT).getUTCFullYear(), new Date(AT).getUTCMonth(), 1);
+        await db.store.transaction((tx) =>
+          tx.billing.rollups.sealMonth(tenant.id, month, ['presence.verified', 'presence.denied', 'challenges.created']),
+        );
+        const before = {
+          outbox: (await db.rows('outbox_events')).length,
+          usage: (await db.rows('usage_events')).length,
+          credential: await db.store.credentials.get(tenant.id, credential.id),
+        };
+        await expect(
+          db.store.selfContainedWrites((tx) => tx.presence.settleVerified(verified(challenge, credential))),
+        ).rejects.toBeInstanceOf(BillingPeriodClosed);
+        await expect(
+          db.store.selfContainedWrites((tx) =>
+            tx.presence.settleDenied({
+              tenantId: tenant.id,
+              challengeId: challenge.id,
+              settlement: {
+                status: 'denied',
+                usedAt: AT,
+                decision: 'SIGNATURE_INVALID',
+                reason: 'bad signature',
+                receiptId: null,
+                credentialRef: null,
+              },
+              usage: {
+                id: records.id('use'),
+                tenantId: tenant.id,
+                meter: 'presence.denied',
+                quantity: 1,
+                occurredAt: AT,
+                sourceId: challenge.id,
+              },
+              event: {
+                id: records.id('evt'),
+                tenantId: tenant.id,
+                type: 'presence.denied',
+                payload: {},
+                createdAt: AT,
+              },
+            }),
+          ),
+        ).rejects.toBeInstanceOf(BillingPeriodClosed);
+        const fresh = records.challenge(tenant.id, policy.id, { createdAt: AT });
+        await expect(
+          db.store.selfContainedWrites((tx) =>
+            tx.presence.createChallenge({
+              challenge: { ...fresh, tenantId: tenant.id },
+              usage: {
+                id: records.id('use'),
+                tenantId: tenant.id,
+                meter: 'challenges.created',
+                quantity: 1,
+                occurredAt: AT,
+                sourceId: fresh.id,
+              },
+              quota: { periodStart: month, limit: null },
+            }),
+          ),
+        ).rejects.toBeInstanceOf(BillingPeriodClosed);
+        expect((await db.store.challenges.get(tenant.id, challenge.id))?.status).toBe('pending');
+        expect(await db.store.challenges.get(tenant.id, fresh.id)).toBeUndefined();
+        expect(await db.store.billing.quotas.get(tenant.id, month)).toBeUndefined();
+        expect(await db.store.receiptLog.lastSeq(tenant.id)).toBe(0);
+        expect((await db.rows('outbox_events')).length).toBe(before.outbox);
+        expect((await db.rows('usage_events')).length).toBe(before.usage);
+        expect(await db.store.credentials.get(tenant.id, credential.id)).toEqual(before.credential);
+      });
+
       it('creates a challenge under the quota: counter, challenge, usage and rollups; nothing once full', async () => {
         const { tenant, policy } = await seedTenant(db.store, records);
         const create = (limit: number | null) => {

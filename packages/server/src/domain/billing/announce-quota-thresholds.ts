@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.js';
 import { toIso } from '../encoding.js';
-import { recordEvent } from '../events/record-event.js';
+import { outboxEvent } from '../events/record-event.js';
 import type { StoreTx } from '../ports.js';
 import type { QuotaCounter, QuotaThreshold } from './ports.js';
 import type { BillingPeriod } from './billing-period.js';
@@ -14,8 +14,8 @@ export function thresholdUnits(quota: number, threshold: QuotaThreshold): number
 
 /**
  * Emits `usage.quota_threshold` for each threshold the counter has reached and not yet
- * announced this period: once per period each, because the marker is set on the counter row
- * that the calling transaction holds locked. A quota of 0 announces nothing.
+ * announced this period: once per period each, because the marker is a compare-and-set on the
+ * counter row written in the same statement as the event. A quota of 0 announces nothing.
  */
 export async function announceQuotaThresholds(
   deps: Pick<Deps, 'clock' | 'random'>,
@@ -29,9 +29,7 @@ export async function announceQuotaThresholds(
   for (const threshold of THRESHOLDS) {
     const announced = threshold === 80 ? counter.threshold80At : counter.threshold100At;
     if (announced !== null || counter.used < thresholdUnits(quota, threshold)) continue;
-    const now = deps.clock.now();
-    if (!(await tx.billing.quotas.markThreshold(tenantId, period.start, threshold, now))) continue;
-    await recordEvent(deps, tx, tenantId, 'usage.quota_threshold', {
+    const event = outboxEvent(deps, tenantId, 'usage.quota_threshold', {
       meter: 'challenges.created',
       thresholdPercent: threshold,
       quota,
@@ -40,5 +38,6 @@ export async function announceQuotaThresholds(
       periodStart: toIso(period.start),
       resetsAt: toIso(period.end),
     });
+    await tx.billing.quotas.announceThreshold(tenantId, period.start, threshold, event);
   }
 }

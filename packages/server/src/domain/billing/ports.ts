@@ -1,3 +1,4 @@
+import type { OutboxEventRecord } from '../events/ports.js';
 /**
  * What billing needs from storage (the `billing` member of StoreTx). All times are epoch
  * milliseconds; periods are identified by their start (see billing-period.ts).
@@ -40,12 +41,15 @@ export interface QuotaRepo {
    */
   increment(tenantId: string, periodStart: number, limit: number | null): Promise<QuotaCounter | undefined>;
   get(tenantId: string, periodStart: number): Promise<QuotaCounter | undefined>;
-  /** Records that a threshold was announced for the period; false when it already was. */
-  markThreshold(
+  /**
+   * Marks the threshold as announced for the period and writes its outbox event, atomically (one
+   * statement on PostgreSQL); false, and no event, when it already was.
+   */
+  announceThreshold(
     tenantId: string,
     periodStart: number,
     threshold: QuotaThreshold,
-    at: number,
+    event: OutboxEventRecord,
   ): Promise<boolean>;
 }
 

@@ -2,6 +2,7 @@ import type { WebhookEventData, WebhookEventType } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { newId } from '../ids.js';
 import type { StoreTx } from '../ports.js';
+import type { OutboxEventRecord } from './ports.js';
 
 /**
  * Writes an event to the transactional outbox inside the caller's transaction: the event exists
@@ -15,7 +16,17 @@ export async function recordEvent<K extends WebhookEventType>(
   type: K,
   data: WebhookEventData<K>,
 ): Promise<string> {
-  const id = newId(deps, 'evt');
-  await tx.outbox.insert({ id, tenantId, type, payload: data, createdAt: deps.clock.now() });
-  return id;
+  const event = outboxEvent(deps, tenantId, type, data);
+  await tx.outbox.insert(event);
+  return event.id;
+}
+
+/** The outbox row for an event, for writes that insert it themselves in one statement. */
+export function outboxEvent<K extends WebhookEventType>(
+  deps: Pick<Deps, 'clock' | 'random'>,
+  tenantId: string,
+  type: K,
+  data: WebhookEventData<K>,
+): OutboxEventRecord {
+  return { id: newId(deps, 'evt'), tenantId, type, payload: data, createdAt: deps.clock.now() };
 }

@@ -174,7 +174,8 @@ function requestStore(
 ): Store {
   return new Proxy(base, {
     get(target, property, receiver) {
-      if (property === 'transaction') return transaction;
+      // Both kinds of write run in the request's one transaction, with its key.
+      if (property === 'transaction' || property === 'selfContainedWrites') return transaction;
       const tx = held();
       if (tx !== undefined && property in tx) return tx[property as keyof StoreTx];
       return Reflect.get(target, property, receiver) as unknown;

@@ -68,7 +68,10 @@ export async function createChallenge(
     occurredAt: now,
     sourceId: record.id,
   };
-  await deps.store.transaction(async (tx) => {
+  // Each write is one self-contained statement (the quota, challenge, usage and rollups in one; a
+  // threshold marker with its event in another): on PostgreSQL each commits as it runs, so the
+  // tenant's quota counter row is locked for one statement only. A full quota writes nothing.
+  await deps.store.selfContainedWrites(async (tx) => {
     const quota = await challengeQuota(deps, tx, tenantId, now);
     // One call: the challenge, its usage and, last, the tenant's quota counter and rollups.
     const counter = await tx.presence.createChallenge({

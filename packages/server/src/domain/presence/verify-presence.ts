@@ -16,7 +16,7 @@ import type { Meter } from '../usage/record-usage.js';
 import { evaluateAssertion, presentedCredentialId, type Evaluation } from './evaluate-assertion.js';
 import type { ChallengeRecord } from './ports.js';
 
-/** Thrown inside the settling transaction when another call decided the challenge first. */
+/** Thrown inside the settle when another call decided the challenge first (nothing was written). */
 class AlreadyDecided extends Error {}
 
 type VerifyDeps = Pick<Deps, 'store' | 'clock' | 'random' | 'signer' | 'publicKeys' | 'policies'>;
@@ -25,8 +25,8 @@ type VerifyDeps = Pick<Deps, 'store' | 'clock' | 'random' | 'signer' | 'publicKe
  * The gate. The first call that names a challenge consumes it, whatever the outcome; exactly one
  * decision is stored, and at most one receipt, even with concurrent calls from several processes
  * (the settle is a compare-and-set on the challenge row, and receipts are unique per challenge).
- * One read (challenge and credential), the policy version from memory, one transaction whose
- * writes are one call (docs/adr/0010-verify-hot-path.md).
+ * One read (challenge and credential), the policy version from memory, and one write call that is
+ * a single self-contained statement on PostgreSQL, committed as it runs (docs/adr/0010-verify-hot-path.md).
  */
 export async function verifyPresence(
   deps: VerifyDeps,
@@ -52,7 +52,9 @@ export async function verifyPresence(
   // Before the transaction: a signer that cannot be sure of its key refuses (503) with the challenge untouched.
   if (evaluation.verified) await deps.signer.ensureFresh();
   try {
-    return await deps.store.transaction((tx) => settle(deps, tx, challenge, evaluation, now));
+    // Every write of the settle is one compare-and-set statement: on PostgreSQL each commits as it
+    // runs, so the tenant's receipt sequence row is locked for one statement only.
+    return await deps.store.selfContainedWrites((tx) => settle(deps, tx, challenge, evaluation, now));
   } catch (error) {
     if (error instanceof AlreadyDecided) return alreadyUsed(challenge.id);
     throw error;

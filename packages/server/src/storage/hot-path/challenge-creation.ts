@@ -6,7 +6,7 @@ import type { QuotaCounter } from '../../domain/billing/ports.js';
 import { BillingPeriodClosed } from '../../domain/billing/ports.js';
 import type { ChallengeCreation } from '../../domain/presence/ports.js';
 import type { Dialect } from '../open-database.js';
-import { buckets, sqliteUsage, type Run } from './run-statement.js';
+import { buckets, pgUnlessPeriodClosed, sqliteUsage, type Run } from './run-statement.js';
 import * as S from './statements.js';
 
 export function createChallengeWrites(run: Run, dialect: Dialect, c: ChallengeCreation) {
@@ -46,16 +46,18 @@ function challengeValues({ challenge: c }: ChallengeCreation) {
 async function pgCreate(run: Run, c: ChallengeCreation): Promise<QuotaCounter | undefined> {
   if (c.quota.limit !== null && c.quota.limit <= 0) return undefined;
   const [id, tenantId, ...rest] = challengeValues(c);
-  const { rows } = await run<QuotaRow & { rollups: number }>(S.PG_CREATE_CHALLENGE, [
-    tenantId,
-    c.quota.periodStart,
-    c.quota.limit,
-    id,
-    ...rest.slice(0, 8),
-    rest[8],
-    c.usage.id,
-    ...buckets(c.usage.occurredAt),
-  ]);
+  const { rows } = await pgUnlessPeriodClosed(c.usage.occurredAt, () =>
+    run<QuotaRow & { rollups: number }>(S.PG_CREATE_CHALLENGE, [
+      tenantId,
+      c.quota.periodStart,
+      c.quota.limit,
+      id,
+      ...rest.slice(0, 8),
+      rest[8],
+      c.usage.id,
+      ...buckets(c.usage.occurredAt),
+    ]),
+  );
   const row = rows[0];
   if (row === undefined) return undefined;
   if (row.rollups !== 3) throw new BillingPeriodClosed(c.usage.occurredAt);

@@ -21,7 +21,7 @@ import { toCredential } from '../repos/credentials.js';
 import { currentTraceParent } from '../repos/outbox.js';
 import { toFlag } from '../repos/rows.js';
 import { createChallengeWrites } from './challenge-creation.js';
-import { buckets, runner, sqliteUsage, type Run } from './run-statement.js';
+import { buckets, pgUnlessPeriodClosed, runner, sqliteUsage, type Run } from './run-statement.js';
 import * as S from './statements.js';
 
 export function createPresenceHotPath(db: Kysely<Database>, dialect: Dialect): PresenceHotPath {
@@ -58,9 +58,8 @@ function eventValues(e: OutboxEventRecord) {
 
 async function pgVerified(run: Run, s: VerifiedSettlement): Promise<SettleOutcome> {
   const { credentialUse: use, receipt: r } = s;
-  const { rows } = await run<{ claimed: number; settled: number; rollups: number; seq: number | null }>(
-    S.PG_SETTLE_VERIFIED,
-    [
+  const { rows } = await pgUnlessPeriodClosed(s.usage.occurredAt, () =>
+    run<{ claimed: number; settled: number; rollups: number; seq: number | null }>(S.PG_SETTLE_VERIFIED, [
       use.signCount,
       toFlag(use.backedUp),
       s.usedAt,
@@ -81,7 +80,7 @@ async function pgVerified(run: Run, s: VerifiedSettlement): Promise<SettleOutcom
       r.kid,
       r.signatureB64Url,
       currentTraceParent(),
-    ],
+    ]),
   );
   const row = rows[0]!;
   if (row.claimed === 0) return { kind: 'counter-moved' };
@@ -134,20 +133,22 @@ async function sqliteVerified(run: Run, s: VerifiedSettlement): Promise<SettleOu
 
 async function pgDenied(run: Run, s: DeniedSettlement): Promise<'settled' | 'already-decided'> {
   const d = s.settlement;
-  const { rows } = await run<{ settled: number; rollups: number }>(S.PG_SETTLE_DENIED, [
-    d.status,
-    d.usedAt,
-    d.decision,
-    d.reason,
-    d.credentialRef,
-    s.tenantId,
-    s.challengeId,
-    s.event.id,
-    JSON.stringify(s.event.payload ?? null),
-    s.usage.id,
-    ...buckets(s.usage.occurredAt),
-    currentTraceParent(),
-  ]);
+  const { rows } = await pgUnlessPeriodClosed(s.usage.occurredAt, () =>
+    run<{ settled: number; rollups: number }>(S.PG_SETTLE_DENIED, [
+      d.status,
+      d.usedAt,
+      d.decision,
+      d.reason,
+      d.credentialRef,
+      s.tenantId,
+      s.challengeId,
+      s.event.id,
+      JSON.stringify(s.event.payload ?? null),
+      s.usage.id,
+      ...buckets(s.usage.occurredAt),
+      currentTraceParent(),
+    ]),
+  );
   const row = rows[0]!;
   if (row.settled === 0) return 'already-decided';
   if (row.rollups !== 3) throw new BillingPeriodClosed(s.usage.occurredAt);

@@ -40,3 +40,17 @@ export async function sqliteUsage(run: Run, u: UsageEventRecord): Promise<void> 
   const counted = await run(S.ADD_TO_ROLLUPS, [u.tenantId, u.meter, u.quantity, ...buckets(u.occurredAt)]);
   if (counted.rows.length !== 3) throw new BillingPeriodClosed(u.occurredAt);
 }
+
+/**
+ * PostgreSQL: a settle or creation statement fails as a whole when one of its rollups is sealed
+ * (statements.ts ALL_ROLLUPS_OR_FAIL); that failure is BillingPeriodClosed, and nothing was written.
+ */
+export async function pgUnlessPeriodClosed<T>(occurredAt: number, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if ((error as { code?: unknown }).code === S.PG_ROLLUP_SEALED_SQLSTATE)
+      throw new BillingPeriodClosed(occurredAt);
+    throw error;
+  }
+}

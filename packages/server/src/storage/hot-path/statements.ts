@@ -78,6 +78,18 @@ export const INSERT_RECEIPT = `insert into receipts (${RECEIPT_COLUMNS})
   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
 
 /**
+ * PostgreSQL: the number of rollup rows a statement counted (3: month, day, hour), or 0 when its
+ * `written` CTE wrote nothing; when it wrote but a rollup was sealed (its month is invoiced), the
+ * division by zero (SQLSTATE 22012) fails the WHOLE statement, so it commits nothing even when it
+ * runs on its own (autocommit). The hot path turns that error into BillingPeriodClosed.
+ */
+const ALL_ROLLUPS_OR_FAIL = (written: string) =>
+  `(select count(*) / (count(*) = 3 or not exists (select 1 from ${written}))::int from rollup)::int`;
+
+/** SQLSTATE of the failure above. */
+export const PG_ROLLUP_SEALED_SQLSTATE = '22012';
+
+/**
  * PostgreSQL: a successful verification's whole write set in ONE statement, run inside the
  * caller's transaction. The challenge is settled only if the counter compare-and-set matched, and
  * everything else only if the challenge was still pending; the per-tenant rows (rollups, receipt
@@ -122,7 +134,7 @@ export const PG_SETTLE_VERIFIED = `with cas as (
     returning seq)
   select (select count(*) from cas)::int as claimed, (select count(*) from settled)::int as settled,
          (select count(*) from event)::int as events, (select count(*) from usage)::int as usages,
-         (select count(*) from rollup)::int as rollups, (select seq from receipt) as seq`;
+         ${ALL_ROLLUPS_OR_FAIL('settled')} as rollups, (select seq from receipt) as seq`;
 
 /**
  * PostgreSQL: a denial's write set in one statement. $1 status, $2 used_at, $3 decision,
@@ -149,7 +161,7 @@ export const PG_SETTLE_DENIED = `with settled as (
     do update set quantity = usage_rollups.quantity + excluded.quantity where usage_rollups.sealed = 0
     returning granularity)
   select (select count(*) from settled)::int as settled, (select count(*) from event)::int as events,
-         (select count(*) from usage)::int as usages, (select count(*) from rollup)::int as rollups`;
+         (select count(*) from usage)::int as usages, ${ALL_ROLLUPS_OR_FAIL('settled')} as rollups`;
 
 const CHALLENGE_COLUMNS = `id, tenant_id, action_hash_hex, subject, purpose, nonce_b64url, challenge_b64url,
   allow_credential_ids, policy_id, created_at, expires_at, status`;
@@ -197,7 +209,7 @@ export const PG_CREATE_CHALLENGE = `with quota as (
     do update set quantity = usage_rollups.quantity + excluded.quantity where usage_rollups.sealed = 0
     returning granularity)
   select q.used, q.threshold_80_at, q.threshold_100_at, (select count(*) from challenge)::int as challenges,
-         (select count(*) from rollup)::int as rollups
+         ${ALL_ROLLUPS_OR_FAIL('challenge')} as rollups
     from quota q`;
 
 /** Every hot-path statement by name. */

@@ -1,4 +1,6 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../open-database.js';
+import { currentTraceParent } from './outbox.js';
 import type { QuotaRepo, UsageRollupRepo } from '../../domain/billing/ports.js';
 import type { Database } from '../schema.js';
 import { changedAny } from './rows.js';
@@ -45,7 +47,7 @@ export function createUsageRollupRepo(db: Kysely<Database>): UsageRollupRepo {
   };
 }
 
-export function createQuotaRepo(db: Kysely<Database>): QuotaRepo {
+export function createQuotaRepo(db: Kysely<Database>, dialect: Dialect): QuotaRepo {
   const columns = ['used', 'threshold_80_at', 'threshold_100_at'] as const;
   return {
     /** The conditional upsert re-reads the committed row after waiting for its lock: no overshoot. */
@@ -73,16 +75,44 @@ export function createQuotaRepo(db: Kysely<Database>): QuotaRepo {
         .executeTakeFirst();
       return row && toCounter(row);
     },
-    async markThreshold(tenantId, periodStart, threshold, at) {
+    /**
+     * The marker and its outbox event, both or neither: on PostgreSQL one statement (so it may run
+     * on its own, outside a transaction); on SQLite two, inside the caller's transaction.
+     */
+    async announceThreshold(tenantId, periodStart, threshold, event) {
       const column = threshold === 80 ? 'threshold_80_at' : 'threshold_100_at';
-      const result = await db
+      const values = [
+        event.id,
+        tenantId,
+        event.type,
+        JSON.stringify(event.payload ?? null),
+        event.createdAt,
+        currentTraceParent(),
+      ] as const;
+      if (dialect === 'postgres') {
+        const result = await sql`
+          with marked as (
+            update quota_counters set ${sql.ref(column)} = ${event.createdAt}
+             where tenant_id = ${tenantId} and period_start = ${periodStart} and ${sql.ref(column)} is null
+            returning 1)
+          insert into outbox_events (id, tenant_id, type, payload, created_at, trace_parent)
+          select ${sql.join(values.map((v) => sql.val(v)))} from marked`.execute(db);
+        return Number(result.numAffectedRows ?? 0n) > 0;
+      }
+      const marked = await db
         .updateTable('quota_counters')
-        .set({ [column]: at })
+        .set({ [column]: event.createdAt })
         .where('tenant_id', '=', tenantId)
         .where('period_start', '=', periodStart)
         .where(column, 'is', null)
         .executeTakeFirst();
-      return changedAny(result);
+      if (!changedAny(marked)) return false;
+      const [id, , type, payload, createdAt, traceParent] = values;
+      await db
+        .insertInto('outbox_events')
+        .values({ id, tenant_id: tenantId, type, payload, created_at: createdAt, trace_parent: traceParent })
+        .execute();
+      return true;
     },
   };
 }

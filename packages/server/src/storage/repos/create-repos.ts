@@ -37,7 +37,7 @@ export function createRepos(db: Kysely<Database>, dialect: Dialect): StoreTx {
     signingKeys: createSigningKeyRepo(db),
     outbox: createOutboxRepo(db),
     usage: createUsageRepo(db),
-    billing: createBillingRepos(db),
+    billing: createBillingRepos(db, dialect),
     webhooks: createWebhookRepos(db),
     receiptLog: createReceiptLogRepo(db),
     receiptLogTree: createReceiptLogTreeRepo(db),
