@@ -19,7 +19,9 @@ describe('pooled CSPRNG bytes', () => {
     const before = Buffer.from(kept);
     for (let i = 0; i < 1000; i++) random.bytes(16).fill(0xaa);
     expect(kept.equals(before)).toBe(true);
-    const zeros = Array.from({ length: 200 }, () => random.bytes(16)).filter((b) => b.every((x) => x === 0xaa));
+    const zeros = Array.from({ length: 200 }, () => random.bytes(16)).filter((b) =>
+      b.every((x) => x === 0xaa),
+    );
     expect(zeros).toHaveLength(0);
   });
 

@@ -12,7 +12,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError } from '../domain/errors.js';
 import { openDatabase } from './open-database.js';
 import type { Database } from './schema.js';
-import { createSqliteGroupCommit, GROUP_COMMIT_MAX_MEMBERS, type GroupCommit } from './sqlite-group-commit.js';
+import {
+  createSqliteGroupCommit,
+  GROUP_COMMIT_MAX_MEMBERS,
+  type GroupCommit,
+} from './sqlite-group-commit.js';
 
 // The test's own tables: the unit under test is the transaction mechanics, not the schema.
 type TestDb = Kysely<Database>;
@@ -77,7 +81,13 @@ describe('SQLite group commit', () => {
         }),
       ),
     );
-    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
     expect((outcomes[2] as PromiseRejectedResult).reason).toBe(failure);
     expect(committed()).toEqual(['item-0', 'item-1', 'item-3', 'item-4']);
   });

@@ -196,7 +196,11 @@ for (const dialect of DIALECTS) {
         const { policy } = await seedTenant(db.store, records);
         const month = Date.UTC(new Date(AT).getUTCFullYear(), new Date(AT).getUTCMonth(), 1);
         await db.store.transaction((tx) =>
-          tx.billing.rollups.sealMonth(tenant.id, month, ['presence.verified', 'presence.denied', 'challenges.created']),
+          tx.billing.rollups.sealMonth(tenant.id, month, [
+            'presence.verified',
+            'presence.denied',
+            'challenges.created',
+          ]),
         );
         const before = {
           outbox: (await db.rows('outbox_events')).length,
