@@ -21,14 +21,16 @@ describe('createLogTreeReader', () => {
   it('keeps the tiles a proof needs while a walk over many leaves fills its cache', async () => {
     // More than 256 level-0 tiles: the upper-level tiles read at the start must not be evicted.
     const size = 300 * TILE_WIDTH + 17;
+    // Every leaf in order, as an export walks them: the node cache also turns over many times.
     const tiles = fakeTiles(size);
     const store = {
       readTiles: async (_tenant: string, keys: readonly TileKey[]): Promise<StoredTile[]> =>
         keys.map((k) => ({ ...k, hashes: tiles.get(tileId(k))! })),
     };
     const walking = createLogTreeReader(store, 'ten_1');
-    for (let leaf = 0; leaf < size; leaf += TILE_WIDTH / 2) {
+    for (let leaf = 0; leaf < size; leaf += 1) {
       const proof = await walking.compute((read) => inclusionPath(read, leaf, size));
+      if (leaf % 1000 !== 0 && leaf !== size - 1) continue;
       const fresh = await createLogTreeReader(store, 'ten_1').compute((read) =>
         inclusionPath(read, leaf, size),
       );

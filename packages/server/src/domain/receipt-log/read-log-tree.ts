@@ -37,7 +37,7 @@ export function createLogTreeReader(
   };
   return {
     async compute(fn) {
-      const missing = missingTiles(nodesNeeded(fn), tiles, nodes, remember);
+      const missing = missingTiles(nodesNeeded(fn), tiles, remember);
       if (missing.length > 0) {
         for (const t of await store.readTiles(tenantId, missing)) remember(tileId(t), t.hashes);
       }
@@ -50,16 +50,16 @@ export function createLogTreeReader(
  * The tiles a computation still needs. The ones already cached are marked as just used, so the
  * tiles read next evict older ones, never a tile this computation relies on (a walk over the
  * leaves keeps reading new level-0 tiles while the upper-level tiles it also needs stay put).
+ * Nodes already in the node cache count too: the computation itself can evict them from it, and
+ * then reads them from their tile.
  */
 function missingTiles(
   needed: NodeKey[],
   tiles: Map<string, Buffer>,
-  nodes: Map<string, Buffer>,
   touch: (key: string, data: Buffer) => void,
 ): TileKey[] {
   const out = new Map<string, TileKey>();
   for (const node of needed) {
-    if (nodes.has(`${node.level}/${node.index}`)) continue;
     const { tile, first, count } = tileOfNode(node);
     const key = tileId(tile);
     const have = tiles.get(key);
