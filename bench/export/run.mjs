@@ -164,7 +164,10 @@ async function exportOverHttp(server, seeded, file) {
 function zipCeiling(dataDir) {
   const files = join(dataDir, 'files');
   run('unzip', ['-q', join(dataDir, 'pack.zip'), '-d', files]);
-  const names = readdirSync(files).sort();
+  // Relative paths of every file, log/ included (zip -j stores them by base name, which is unique).
+  const names = readdirSync(files, { recursive: true })
+    .filter((n) => statSync(join(files, n)).isFile())
+    .sort();
   const contentBytes = names.reduce((sum, n) => sum + statSync(join(files, n)).size, 0);
   // Warm the page cache so the ceiling measures compression, not the disk.
   spawnSync(

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { deriveChallenge } from '@presence/sdk/node';
 import { depsFromStore } from '../../packages/server/dist/compose.js';
+import { OWNER_SCOPES } from '../../packages/server/dist/domain/api-keys/check-grantable-scopes.js';
 import { createApiKey } from '../../packages/server/dist/domain/api-keys/create-api-key.js';
 import { createRegistrationOptions } from '../../packages/server/dist/domain/credentials/create-registration-options.js';
 import { registerCredential } from '../../packages/server/dist/domain/credentials/register-credential.js';
@@ -32,12 +33,26 @@ export async function seedReceipts({ sqlitePath, databaseUrl, masterKey, receipt
   const store = await openStore(options);
   // The store closes before the seeding loop, which can outlast the signer's freshness bound
   // (2 × refresh, ADR 0007): a one-day refresh interval keeps the single seeding key usable.
-  const deps = await depsFromStore(store, masterKey, undefined, undefined, undefined, 86_400_000);
+  const deps = await depsFromStore(
+    store,
+    masterKey,
+    undefined, // clock
+    undefined, // webhook transport
+    undefined, // billing
+    undefined, // previous master key
+    undefined, // log origin
+    86_400_000, // signing-key refresh
+  );
   const { tenant } = await createTenant(deps, { name: 'bench', rpId: RP_ID, origins: [ORIGIN] });
-  const { secret: apiKey } = await createApiKey(deps, tenant.id, {
-    name: 'export',
-    scopes: ['receipts:export'],
-  });
+  const { secret: apiKey } = await createApiKey(
+    deps,
+    tenant.id,
+    {
+      name: 'export',
+      scopes: ['receipts:export'],
+    },
+    OWNER_SCOPES,
+  );
   const enrolled = [];
   for (let i = 0; i < credentials; i++) enrolled.push(await enroll(deps, tenant.id, `subject-${i}`));
   const policy = await currentPolicy(deps, tenant.id);

@@ -37,7 +37,7 @@ export function createLogTreeReader(
   };
   return {
     async compute(fn) {
-      const missing = missingTiles(nodesNeeded(fn), tiles, nodes);
+      const missing = missingTiles(nodesNeeded(fn), tiles, remember);
       if (missing.length > 0) {
         for (const t of await store.readTiles(tenantId, missing)) remember(tileId(t), t.hashes);
       }
@@ -46,13 +46,25 @@ export function createLogTreeReader(
   };
 }
 
-function missingTiles(needed: NodeKey[], tiles: Map<string, Buffer>, nodes: Map<string, Buffer>): TileKey[] {
+/**
+ * The tiles a computation still needs. The ones already cached are marked as just used, so the
+ * tiles read next evict older ones, never a tile this computation relies on (a walk over the
+ * leaves keeps reading new level-0 tiles while the upper-level tiles it also needs stay put).
+ * Nodes already in the node cache count too: the computation itself can evict them from it, and
+ * then reads them from their tile.
+ */
+function missingTiles(
+  needed: NodeKey[],
+  tiles: Map<string, Buffer>,
+  touch: (key: string, data: Buffer) => void,
+): TileKey[] {
   const out = new Map<string, TileKey>();
   for (const node of needed) {
-    if (nodes.has(`${node.level}/${node.index}`)) continue;
     const { tile, first, count } = tileOfNode(node);
-    const have = tiles.get(tileId(tile));
-    if (!have || have.length < (first + count) * 32) out.set(tileId(tile), tile);
+    const key = tileId(tile);
+    const have = tiles.get(key);
+    if (!have || have.length < (first + count) * 32) out.set(key, tile);
+    else touch(key, have);
   }
   return [...out.values()];
 }
