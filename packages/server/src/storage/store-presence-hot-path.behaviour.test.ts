@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BillingPeriodClosed } from '../domain/billing/ports.js';
 import type { CredentialRecord } from '../domain/credentials/ports.js';
-import type { ChallengeRecord, VerifiedSettlement } from '../domain/presence/ports.js';
+import type { ChallengeRecord, DeniedSettlement, VerifiedSettlement } from '../domain/presence/ports.js';
 import type { Store } from '../domain/ports.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
 import { DIALECTS, openTestStore, pgAvailable, type TestStore } from './testing.js';
@@ -61,6 +61,37 @@ for (const dialect of DIALECTS) {
             tenantId: challenge.tenantId,
             type: 'receipt.created',
             payload: { receiptId: receipt.id },
+            createdAt: AT,
+          },
+        };
+      }
+
+      /** A SIGNATURE_INVALID denial of the challenge, with its usage and event. */
+      function denied(challenge: ChallengeRecord, eventId: string): DeniedSettlement {
+        return {
+          tenantId: challenge.tenantId,
+          challengeId: challenge.id,
+          settlement: {
+            status: 'denied',
+            usedAt: AT,
+            decision: 'SIGNATURE_INVALID',
+            reason: 'bad signature',
+            receiptId: null,
+            credentialRef: null,
+          },
+          usage: {
+            id: records.id('use'),
+            tenantId: challenge.tenantId,
+            meter: 'presence.denied',
+            quantity: 1,
+            occurredAt: AT,
+            sourceId: challenge.id,
+          },
+          event: {
+            id: eventId,
+            tenantId: challenge.tenantId,
+            type: 'presence.denied',
+            payload: { a: 1 },
             createdAt: AT,
           },
         };
@@ -142,27 +173,7 @@ for (const dialect of DIALECTS) {
 
       it('settles a denial once: challenge, usage, rollups and event; a second call changes nothing', async () => {
         const { tenant, challenge } = await scene(db.store);
-        const denial = (id: string) => ({
-          tenantId: tenant.id,
-          challengeId: challenge.id,
-          settlement: {
-            status: 'denied' as const,
-            usedAt: AT,
-            decision: 'SIGNATURE_INVALID' as const,
-            reason: 'bad signature',
-            receiptId: null,
-            credentialRef: null,
-          },
-          usage: {
-            id: records.id('use'),
-            tenantId: tenant.id,
-            meter: 'presence.denied',
-            quantity: 1,
-            occurredAt: AT,
-            sourceId: challenge.id,
-          },
-          event: { id, tenantId: tenant.id, type: 'presence.denied', payload: { a: 1 }, createdAt: AT },
-        });
+        const denial = (id: string) => denied(challenge, id);
         expect(await db.store.transaction((tx) => tx.presence.settleDenied(denial(records.id('evt'))))).toBe(
           'settled',
         );
@@ -212,33 +223,7 @@ for (const dialect of DIALECTS) {
         ).rejects.toBeInstanceOf(BillingPeriodClosed);
         await expect(
           db.store.selfContainedWrites((tx) =>
-            tx.presence.settleDenied({
-              tenantId: tenant.id,
-              challengeId: challenge.id,
-              settlement: {
-                status: 'denied',
-                usedAt: AT,
-                decision: 'SIGNATURE_INVALID',
-                reason: 'bad signature',
-                receiptId: null,
-                credentialRef: null,
-              },
-              usage: {
-                id: records.id('use'),
-                tenantId: tenant.id,
-                meter: 'presence.denied',
-                quantity: 1,
-                occurredAt: AT,
-                sourceId: challenge.id,
-              },
-              event: {
-                id: records.id('evt'),
-                tenantId: tenant.id,
-                type: 'presence.denied',
-                payload: {},
-                createdAt: AT,
-              },
-            }),
+            tx.presence.settleDenied(denied(challenge, records.id('evt'))),
           ),
         ).rejects.toBeInstanceOf(BillingPeriodClosed);
         const fresh = records.challenge(tenant.id, policy.id, { createdAt: AT });
