@@ -56,7 +56,11 @@ try {
   const server = await startServer(dir, masterKey, databaseUrl);
   let exported;
   try {
-    exported = await exportOverHttp(server, seeded, join(dir, 'pack.zip'));
+    // Production integrates receipts into the log as they are issued (the worker's log job);
+    // seeded receipts are not, so wait for the job before measuring the export alone.
+    const integration = await waitForLog(server, seeded, receipts);
+    log(`receipt log integrated in ${integration.seconds.toFixed(0)} s, peak RSS ${integration.peakRssMB.toFixed(0)} MB`);
+    exported = { ...(await exportOverHttp(server, seeded, join(dir, 'pack.zip'))), integration };
   } finally {
     server.child.kill('SIGTERM');
   }
@@ -73,6 +77,8 @@ try {
     exportZipMBps: exported.zipBytes / MB / exported.seconds,
     serverPeakRssMB: exported.peakRssMB,
     serverRssBeforeMB: exported.rssBeforeMB,
+    logIntegrationSeconds: exported.integration.seconds,
+    logIntegrationPeakRssMB: exported.integration.peakRssMB,
     zip1Seconds: ceiling.seconds,
     zip1ContentMBps: ceiling.contentBytes / MB / ceiling.seconds,
     zip1Bytes: ceiling.zipBytes,
@@ -140,10 +146,35 @@ async function startServer(dataDir, key, databaseUrl) {
   return { child, url, keys };
 }
 
-/** Streams the pack to a file while sampling the server's RSS; VmHWM is the kernel's peak. */
+/** Polls the tenant's log checkpoint until it covers every seeded receipt; the peak RSS meanwhile. */
+async function waitForLog(server, seeded, receipts) {
+  const started = performance.now();
+  for (;;) {
+    const res = await fetch(`${server.url}/v1/presence/log/checkpoint`, {
+      headers: { authorization: `Bearer ${seeded.apiKey}` },
+    });
+    if (!res.ok && res.status !== 404) throw new Error(`log checkpoint: ${res.status} ${await res.text()}`);
+    const size = res.ok ? Number((await res.text()).split('\n')[1]) : 0;
+    if (size >= receipts) break;
+    if (performance.now() - started > 30 * 60_000) throw new Error(`the log reached only ${size} leaves`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const peakRssMB = procKb(server.child.pid, 'VmHWM') / 1000;
+  return { seconds: (performance.now() - started) / 1000, peakRssMB };
+}
+
+function procKb(pid, field) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+}
+
+/**
+ * Streams the pack to a file while sampling the server's RSS. VmHWM is the kernel's peak, reset
+ * first (`5` into clear_refs), so it is the export's own peak, not the log integration's before it.
+ */
 async function exportOverHttp(server, seeded, file) {
-  const status = () => readFileSync(`/proc/${server.child.pid}/status`, 'utf8');
-  const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status())?.[1] ?? 0);
+  writeFileSync(`/proc/${server.child.pid}/clear_refs`, '5');
+  const kb = (field) => procKb(server.child.pid, field);
   const rssBeforeMB = kb('VmRSS') / 1000;
   let sampledPeak = 0;
   const sampler = setInterval(() => (sampledPeak = Math.max(sampledPeak, kb('VmRSS'))), 50);

@@ -49,7 +49,7 @@ export async function seedReceipts({ sqlitePath, databaseUrl, masterKey, receipt
     tenant.id,
     {
       name: 'export',
-      scopes: ['receipts:export'],
+      scopes: ['receipts:export', 'receipts:read'],
     },
     OWNER_SCOPES,
   );

@@ -121,6 +121,19 @@ describeEachDialect(
       expect(await seqs('asc', 2, 5)).toEqual([3, 4, 5]);
       expect(await seqs('desc', 5, 2)).toEqual([4, 3, 2]);
       expect(await seqs('desc', null, null, 'odd')).toEqual([6, 4, 2]);
+      // listLeaves: the same page as list, seq and id only, for every position and filter above.
+      for (const [order, after, stop, subject] of [
+        ['asc', null, null, undefined],
+        ['asc', 2, 5, undefined],
+        ['desc', 5, 2, undefined],
+        ['desc', null, null, 'odd'],
+      ] as const) {
+        const position = { order, after, stop };
+        const full = await db.store.receiptLog.list(tenant.id, { subject }, position, 10);
+        expect(await db.store.receiptLog.listLeaves(tenant.id, { subject }, position, 10)).toEqual(
+          full.map((r) => ({ seq: r.seq, receiptId: r.receipt.id })),
+        );
+      }
       const [first] = await db.store.receiptLog.list(
         tenant.id,
         {},

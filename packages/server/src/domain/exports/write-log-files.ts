@@ -75,7 +75,7 @@ export async function* writeInclusionLines(
   const reader = createLogTreeReader(deps.store.receiptLogTree, state.record.tenantId);
   while (filter && position) {
     signal.throwIfAborted();
-    const batch = await deps.store.receiptLog.list(state.record.tenantId, filter, position, batchSize);
+    const batch = await deps.store.receiptLog.listLeaves(state.record.tenantId, filter, position, batchSize);
     if (batch.length === 0) return;
     const lines: string[] = [];
     for (const entry of batch) {
@@ -83,7 +83,7 @@ export async function* writeInclusionLines(
         inclusionPath(read, entry.seq - 1, log.checkpoint.treeSize),
       );
       const list = hashes.map((h) => `"${h.toString('base64')}"`).join(',');
-      lines.push(`{"hashes":[${list}],"leafIndex":${entry.seq - 1},"receiptId":"${entry.receipt.id}"}\n`);
+      lines.push(`{"hashes":[${list}],"leafIndex":${entry.seq - 1},"receiptId":"${entry.receiptId}"}\n`);
     }
     yield Buffer.from(lines.join(''), 'utf8');
     if (batch.length < batchSize) return;

@@ -46,4 +46,11 @@ export interface ReceiptLogRepo {
     position: ReceiptLogPosition,
     limit: number,
   ): Promise<LoggedReceipt[]>;
+  /** The same receipts as `list`, as their seq and id only (the pack's inclusion proofs need no more). */
+  listLeaves(
+    tenantId: string,
+    filter: ReceiptFilter,
+    position: ReceiptLogPosition,
+    limit: number,
+  ): Promise<{ seq: number; receiptId: string }[]>;
 }

@@ -30,21 +30,25 @@ export function createReceiptLogRepo(db: Kysely<Database>): ReceiptLogRepo {
     },
     lastSeq: (tenantId) => currentCounterValue(db, tenantId, 'receipts'),
     list: (tenantId, filter, position, limit) => listReceipts(db, tenantId, filter, position, limit),
+    async listLeaves(tenantId, filter, position, limit) {
+      const rows = await pageOf(db, tenantId, filter, position, limit).select(['seq', 'id']).execute();
+      return rows.map((row) => ({ seq: Number(row.seq), receiptId: row.id }));
+    },
   };
 }
 
-async function listReceipts(
+/** One keyset page of the tenant's receipts by seq, filtered; the caller picks the columns. */
+function pageOf(
   db: Kysely<Database>,
   tenantId: string,
   filter: ReceiptFilter,
   position: ReceiptLogPosition,
   limit: number,
-): Promise<LoggedReceipt[]> {
+) {
   const asc = position.order === 'asc';
   const { after, stop } = position;
-  const rows = await db
+  return db
     .selectFrom('receipts')
-    .selectAll()
     .where('tenant_id', '=', tenantId)
     .$if(after !== null, (qb) => qb.where('seq', asc ? '>' : '<', after!))
     .$if(stop !== null, (qb) => qb.where('seq', asc ? '<=' : '>=', stop!))
@@ -54,8 +58,17 @@ async function listReceipts(
     .$if(filter.actionHashHex !== undefined, (qb) => qb.where('action_hash_hex', '=', filter.actionHashHex!))
     .$if(filter.credentialRef !== undefined, (qb) => qb.where('credential_ref', '=', filter.credentialRef!))
     .orderBy('seq', asc ? 'asc' : 'desc')
-    .limit(limit)
-    .execute();
+    .limit(limit);
+}
+
+async function listReceipts(
+  db: Kysely<Database>,
+  tenantId: string,
+  filter: ReceiptFilter,
+  position: ReceiptLogPosition,
+  limit: number,
+): Promise<LoggedReceipt[]> {
+  const rows = await pageOf(db, tenantId, filter, position, limit).selectAll().execute();
   if (rows.length === 0) return [];
   const challenges = await challengesById(
     db,
