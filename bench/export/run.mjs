@@ -59,7 +59,9 @@ try {
     // Production integrates receipts into the log as they are issued (the worker's log job);
     // seeded receipts are not, so wait for the job before measuring the export alone.
     const integration = await waitForLog(server, seeded, receipts);
-    log(`receipt log integrated in ${integration.seconds.toFixed(0)} s, peak RSS ${integration.peakRssMB.toFixed(0)} MB`);
+    log(
+      `receipt log integrated in ${integration.seconds.toFixed(0)} s, peak RSS ${integration.peakRssMB.toFixed(0)} MB`,
+    );
     exported = { ...(await exportOverHttp(server, seeded, join(dir, 'pack.zip'))), integration };
   } finally {
     server.child.kill('SIGTERM');
