@@ -5,6 +5,7 @@ import { withCosignatures } from '../receipt-log/get-log-checkpoint.js';
 import { consistencyPath, inclusionPath } from '../receipt-log/merkle-proofs.js';
 import type { LogCheckpointRecord } from '../receipt-log/ports.js';
 import { createLogTreeReader } from '../receipt-log/read-log-tree.js';
+import { encodeLines, pagedFile } from './pack-pages.js';
 import type { PackState } from './pack-state.js';
 
 type LogFileDeps = Pick<Deps, 'store' | 'clock' | 'secrets' | 'logOrigin'>;
@@ -62,31 +63,25 @@ export async function choosePackLog(
  * and inclusion proof against the pack's checkpoint. Walks the receipts again by seq (the window
  * is fixed), reading tiles through one cache, so memory stays flat and neighbouring proofs are cheap.
  */
-export async function* writeInclusionLines(
+export function writeInclusionLines(
   deps: Pick<Deps, 'store'>,
   state: PackState,
   signal: AbortSignal,
-  batchSize: number,
+  pageSize: number,
 ): AsyncGenerator<Buffer> {
-  const log = state.log;
-  const filter = state.filter;
-  let position = state.start;
-  if (!log) return;
-  const reader = createLogTreeReader(deps.store.receiptLogTree, state.record.tenantId);
-  while (filter && position) {
-    signal.throwIfAborted();
-    const batch = await deps.store.receiptLog.listLeaves(state.record.tenantId, filter, position, batchSize);
-    if (batch.length === 0) return;
+  const tenantId = state.record.tenantId;
+  const reader = createLogTreeReader(deps.store.receiptLogTree, tenantId);
+  // A pack without a log (an empty tenant) has no inclusion lines: no start, no pages.
+  const treeSize = state.log?.checkpoint.treeSize ?? 0;
+  const start = state.log ? state.start : undefined;
+  return pagedFile(state.filter, start, signal, pageSize, async (filter, position) => {
+    const page = await deps.store.receiptLog.listLeaves(tenantId, filter, position, pageSize);
     const lines: string[] = [];
-    for (const entry of batch) {
-      const hashes = await reader.compute((read) =>
-        inclusionPath(read, entry.seq - 1, log.checkpoint.treeSize),
-      );
+    for (const entry of page) {
+      const hashes = await reader.compute((read) => inclusionPath(read, entry.seq - 1, treeSize));
       const list = hashes.map((h) => `"${h.toString('base64')}"`).join(',');
       lines.push(`{"hashes":[${list}],"leafIndex":${entry.seq - 1},"receiptId":"${entry.receiptId}"}\n`);
     }
-    yield Buffer.from(lines.join(''), 'utf8');
-    if (batch.length < batchSize) return;
-    position = { ...position, after: batch.at(-1)!.seq };
-  }
+    return { chunks: encodeLines(lines), rows: page.length, lastSeq: page.at(-1)?.seq };
+  });
 }

@@ -2,61 +2,28 @@ import { canonicalJson } from '../encoding.js';
 import type { Deps } from '../deps.js';
 import { toChallengeView } from '../presence/get-challenge.js';
 import type { LoggedReceipt } from '../receipts/receipt-log-ports.js';
+import { encodeLines, pagedFile } from './pack-pages.js';
 import { noteReceipt, type PackState } from './pack-state.js';
 
 /**
- * receipts.ndjson, streamed in keyset batches of `batchSize` by seq: one RFC 8785 line per
- * receipt. Memory holds one batch; the abort signal stops the database work between batches.
+ * receipts.ndjson, in pages of `pageSize` by seq: one RFC 8785 line per receipt. Memory holds one
+ * page; the abort signal stops the database work between pages.
  */
-export async function* writeReceiptLines(
+export function writeReceiptLines(
   deps: Pick<Deps, 'store'>,
   state: PackState,
   signal: AbortSignal,
-  batchSize: number,
+  pageSize: number,
 ): AsyncGenerator<Buffer> {
-  const filter = state.filter;
-  let position = state.start;
-  while (filter && position) {
-    signal.throwIfAborted();
-    const batch = await deps.store.receiptLog.list(state.record.tenantId, filter, position, batchSize);
-    signal.throwIfAborted();
-    if (batch.length === 0) return;
-    yield* encodeLines(batch.map((entry) => receiptLine(state, entry)));
-    if (batch.length < batchSize) return;
-    position = { ...position, after: batch.at(-1)!.seq };
-  }
-}
-
-/** Bytes per chunk handed to the zip: small enough that each one dies young (see encodeLines). */
-const CHUNK_BYTES = 64 * 1024;
-
-/**
- * The lines as Buffers of about CHUNK_BYTES. Joining a batch into one string would make a
- * megabytes-long string that V8 keeps in large-object space until a full collection, and big
- * Buffers outlive young collections while the zip works through them; either way RSS climbs
- * with every batch. Small chunks are freed as fast as they are written.
- */
-function* encodeLines(lines: string[]): Generator<Buffer> {
-  let group: string[] = [];
-  let size = 0;
-  for (const line of lines) {
-    const bytes = Buffer.byteLength(line);
-    if (size + bytes > CHUNK_BYTES && group.length > 0) {
-      yield encodeGroup(group, size);
-      group = [];
-      size = 0;
-    }
-    group.push(line);
-    size += bytes;
-  }
-  if (group.length > 0) yield encodeGroup(group, size);
-}
-
-function encodeGroup(lines: string[], size: number): Buffer {
-  const out = Buffer.allocUnsafe(size);
-  let at = 0;
-  for (const line of lines) at += out.write(line, at);
-  return out;
+  const tenantId = state.record.tenantId;
+  return pagedFile(state.filter, state.start, signal, pageSize, async (filter, position) => {
+    const page = await deps.store.receiptLog.list(tenantId, filter, position, pageSize);
+    return {
+      chunks: encodeLines(page.map((entry) => receiptLine(state, entry))),
+      rows: page.length,
+      lastSeq: page.at(-1)?.seq,
+    };
+  });
 }
 
 /**
