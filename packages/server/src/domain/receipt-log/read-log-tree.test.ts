@@ -23,9 +23,12 @@ describe('createLogTreeReader', () => {
     const size = 300 * TILE_WIDTH + 17;
     // Every leaf in order, as an export walks them: the node cache also turns over many times.
     const tiles = fakeTiles(size);
+    let tilesRead = 0;
     const store = {
-      readTiles: async (_tenant: string, keys: readonly TileKey[]): Promise<StoredTile[]> =>
-        keys.map((k) => ({ ...k, hashes: tiles.get(tileId(k))! })),
+      readTiles: async (_tenant: string, keys: readonly TileKey[]): Promise<StoredTile[]> => {
+        tilesRead += keys.length;
+        return keys.map((k) => ({ ...k, hashes: tiles.get(tileId(k))! }));
+      },
     };
     const walking = createLogTreeReader(store, 'ten_1');
     for (let leaf = 0; leaf < size; leaf += 1) {
@@ -36,5 +39,8 @@ describe('createLogTreeReader', () => {
       );
       expect(proof).toEqual(fresh);
     }
+    // The cache works: the walk (fresh readers aside) reads each tile about once, not per proof.
+    const freshReads = Math.ceil(size / 1000) + 1;
+    expect(tilesRead).toBeLessThan(2 * tiles.size + freshReads * 4);
   });
 });

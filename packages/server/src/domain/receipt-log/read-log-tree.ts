@@ -4,6 +4,42 @@ import { nodeHashFromTile, tileId, tileOfNode, type NodeKey } from './tile-math.
 
 /** Tiles kept between calls of one reader (an export reads thousands of neighbouring proofs). */
 const MAX_CACHED_TILES = 256;
+/** Node hashes kept: neighbouring proofs share their upper nodes; a lower node serves a few. */
+const MAX_CACHED_NODES = 256;
+
+/**
+ * A cache of recently used entries in two generations of at most `limit / 2` each: a hit in the
+ * older one moves the entry up, and when the younger one is full the older one is dropped whole.
+ * A hit in the younger one (most hits: every proof reads the same upper nodes and tiles) changes
+ * nothing. Reordering a Map on every hit instead rebuilt its table over and over, and those
+ * tables, alive at each young collection, were promoted and piled up in the old generation
+ * (docs/performance.md, export peak RSS).
+ */
+class RecentlyUsed<V> {
+  #young = new Map<string, V>();
+  #old = new Map<string, V>();
+  readonly #half: number;
+
+  constructor(limit: number) {
+    this.#half = Math.max(1, Math.floor(limit / 2));
+  }
+
+  get(key: string): V | undefined {
+    const hit = this.#young.get(key);
+    if (hit !== undefined) return hit;
+    const older = this.#old.get(key);
+    if (older !== undefined) this.set(key, older);
+    return older;
+  }
+
+  set(key: string, value: V): void {
+    this.#young.set(key, value);
+    if (this.#young.size >= this.#half) {
+      this.#old = this.#young;
+      this.#young = new Map();
+    }
+  }
+}
 
 /**
  * Computes hashes over a tenant's stored tiles. A computation runs twice: once to learn which
@@ -18,28 +54,22 @@ export function createLogTreeReader(
   store: Pick<ReceiptLogStore, 'readTiles'>,
   tenantId: string,
 ): LogTreeReader {
-  const tiles = new Map<string, Buffer>();
-  const nodes = new Map<string, Buffer>();
-  const remember = (key: string, data: Buffer) => {
-    tiles.delete(key);
-    tiles.set(key, data);
-    if (tiles.size > MAX_CACHED_TILES) tiles.delete(tiles.keys().next().value!);
-  };
+  const tiles = new RecentlyUsed<Buffer>(MAX_CACHED_TILES);
+  const nodes = new RecentlyUsed<Buffer>(MAX_CACHED_NODES);
   const read: NodeReader = (node) => {
     const key = `${node.level}/${node.index}`;
     let hash = nodes.get(key);
     if (!hash) {
       hash = nodeHashFromTile(tiles, node);
       nodes.set(key, hash);
-      if (nodes.size > 8 * MAX_CACHED_TILES) nodes.delete(nodes.keys().next().value!);
     }
     return hash;
   };
   return {
     async compute(fn) {
-      const missing = missingTiles(nodesNeeded(fn), tiles, remember);
+      const missing = missingTiles(nodesNeeded(fn), tiles);
       if (missing.length > 0) {
-        for (const t of await store.readTiles(tenantId, missing)) remember(tileId(t), t.hashes);
+        for (const t of await store.readTiles(tenantId, missing)) tiles.set(tileId(t), t.hashes);
       }
       return fn(read);
     },
@@ -47,24 +77,20 @@ export function createLogTreeReader(
 }
 
 /**
- * The tiles a computation still needs. The ones already cached are marked as just used, so the
- * tiles read next evict older ones, never a tile this computation relies on (a walk over the
- * leaves keeps reading new level-0 tiles while the upper-level tiles it also needs stay put).
- * Nodes already in the node cache count too: the computation itself can evict them from it, and
- * then reads them from their tile.
+ * The tiles a computation still needs. Looking up the cached ones marks them as just used, so
+ * the tiles read next can push out only older ones, never a tile this computation relies on: a
+ * computation needs a few tiles per tree level, far fewer than the half of the cache that one
+ * generation holds (a walk over the leaves keeps reading new level-0 tiles while the upper-level
+ * tiles it also needs stay put). Nodes already in the node cache count too: the computation
+ * itself can push them out of it, and then reads them from their tile.
  */
-function missingTiles(
-  needed: NodeKey[],
-  tiles: Map<string, Buffer>,
-  touch: (key: string, data: Buffer) => void,
-): TileKey[] {
+function missingTiles(needed: NodeKey[], tiles: RecentlyUsed<Buffer>): TileKey[] {
   const out = new Map<string, TileKey>();
   for (const node of needed) {
     const { tile, first, count } = tileOfNode(node);
     const key = tileId(tile);
     const have = tiles.get(key);
     if (!have || have.length < (first + count) * 32) out.set(key, tile);
-    else touch(key, have);
   }
   return [...out.values()];
 }

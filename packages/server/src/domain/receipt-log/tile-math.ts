@@ -33,7 +33,7 @@ export function tileOfNode(node: NodeKey): { tile: TileKey; first: number; count
 }
 
 /** The hash of node (level, index) from its tile; throws when the tile does not hold it yet. */
-export function nodeHashFromTile(tiles: ReadonlyMap<string, Buffer>, node: NodeKey): Buffer {
+export function nodeHashFromTile(tiles: { get(id: string): Buffer | undefined }, node: NodeKey): Buffer {
   const { tile, first, count } = tileOfNode(node);
   const data = tiles.get(tileId(tile));
   if (!data || data.length < (first + count) * HASH) {
