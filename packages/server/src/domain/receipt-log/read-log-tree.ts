@@ -1,8 +1,11 @@
 import type { ReceiptLogStore, TileKey } from './ports.js';
 import { nodesNeeded, type NodeReader } from './merkle-proofs.js';
-import { nodeHashFromTile, tileId, tileOfNode, type NodeKey } from './tile-math.js';
+import { nodeHashFromLevels, tileLevels, tileOfNode, type NodeKey } from './tile-math.js';
 
-/** Tiles kept between calls of one reader (an export reads thousands of neighbouring proofs). */
+/**
+ * Tiles kept between calls of one reader (an export reads thousands of neighbouring proofs), each
+ * with every node it yields (`tileLevels`, ≤ 16 KiB a tile).
+ */
 const MAX_CACHED_TILES = 256;
 /** Node hashes kept: neighbouring proofs share their upper nodes; a lower node serves a few. */
 const MAX_CACHED_NODES = 256;
@@ -15,16 +18,16 @@ const MAX_CACHED_NODES = 256;
  * tables, alive at each young collection, were promoted and piled up in the old generation
  * (docs/performance.md, export peak RSS).
  */
-class RecentlyUsed<V> {
-  #young = new Map<string, V>();
-  #old = new Map<string, V>();
+class RecentlyUsed<K, V> {
+  #young = new Map<K, V>();
+  #old = new Map<K, V>();
   readonly #half: number;
 
   constructor(limit: number) {
     this.#half = Math.max(1, Math.floor(limit / 2));
   }
 
-  get(key: string): V | undefined {
+  get(key: K): V | undefined {
     const hit = this.#young.get(key);
     if (hit !== undefined) return hit;
     const older = this.#old.get(key);
@@ -32,7 +35,7 @@ class RecentlyUsed<V> {
     return older;
   }
 
-  set(key: string, value: V): void {
+  set(key: K, value: V): void {
     this.#young.set(key, value);
     if (this.#young.size >= this.#half) {
       this.#old = this.#young;
@@ -42,34 +45,73 @@ class RecentlyUsed<V> {
 }
 
 /**
- * Computes hashes over a tenant's stored tiles. A computation runs twice: once to learn which
- * nodes it needs (the shape of a proof depends only on sizes), then, after one batched read of
- * the missing tiles, for real. So a proof costs O(log n) hashes and one round trip.
+ * Computes hashes over a tenant's stored tiles. A computation first runs on the cached tiles
+ * alone; when one is missing, it runs twice: once to learn which nodes it needs (the shape of a
+ * proof depends only on sizes), then, after one batched read of the missing tiles, for real. So a
+ * proof costs O(log n) hashes and at most one round trip.
  */
 export interface LogTreeReader {
   compute<T>(fn: (read: NodeReader) => T): Promise<T>;
+  /**
+   * The computation from cached tiles only, without waiting: undefined when a tile it needs is
+   * not cached (then `compute` it). A walk over neighbouring leaves hits the cache for all but
+   * about one proof in 256, and on this path a proof neither lists the nodes it needs nor waits.
+   */
+  computeCached<T>(fn: (read: NodeReader) => T): T | undefined;
+}
+
+/** Thrown inside a cached-only computation when a tile is missing; never leaves this module. */
+const NOT_CACHED = new Error('a tile this computation needs is not cached');
+
+/** A number per node or tile for the caches: levels stay below 64, so index·64 + level is unique. */
+function keyNumber(key: { level: number; index: number }): number {
+  return key.index * 64 + key.level;
 }
 
 export function createLogTreeReader(
   store: Pick<ReceiptLogStore, 'readTiles'>,
   tenantId: string,
 ): LogTreeReader {
-  const tiles = new RecentlyUsed<Buffer>(MAX_CACHED_TILES);
-  const nodes = new RecentlyUsed<Buffer>(MAX_CACHED_NODES);
-  const read: NodeReader = (node) => {
-    const key = `${node.level}/${node.index}`;
+  const tiles = new RecentlyUsed<number, Buffer[]>(MAX_CACHED_TILES);
+  const nodes = new RecentlyUsed<number, Buffer>(MAX_CACHED_NODES);
+  const lookup = (node: NodeKey): Buffer | undefined => {
+    const key = keyNumber(node);
     let hash = nodes.get(key);
     if (!hash) {
-      hash = nodeHashFromTile(tiles, node);
-      nodes.set(key, hash);
+      const levels = tiles.get(keyNumber(tileOfNode(node).tile));
+      hash = levels && nodeHashFromLevels(levels, node);
+      if (hash) nodes.set(key, hash);
     }
     return hash;
   };
+  // After the tiles are read, a node they do not hold is a broken log: say which node.
+  const read: NodeReader = (node) => {
+    const hash = lookup(node);
+    if (!hash) throw new Error(`the log has no tile data for node ${node.level}/${node.index}`);
+    return hash;
+  };
+  const readCached: NodeReader = (node) => {
+    const hash = lookup(node);
+    if (!hash) throw NOT_CACHED;
+    return hash;
+  };
+  const computeCached = <T>(fn: (read: NodeReader) => T): T | undefined => {
+    try {
+      return fn(readCached);
+    } catch (error) {
+      if (error === NOT_CACHED) return undefined;
+      throw error;
+    }
+  };
   return {
+    computeCached,
     async compute(fn) {
+      const cached = computeCached(fn);
+      if (cached !== undefined) return cached;
       const missing = missingTiles(nodesNeeded(fn), tiles);
       if (missing.length > 0) {
-        for (const t of await store.readTiles(tenantId, missing)) tiles.set(tileId(t), t.hashes);
+        for (const t of await store.readTiles(tenantId, missing))
+          tiles.set(keyNumber(t), tileLevels(t.hashes));
       }
       return fn(read);
     },
@@ -84,13 +126,13 @@ export function createLogTreeReader(
  * tiles it also needs stay put). Nodes already in the node cache count too: the computation
  * itself can push them out of it, and then reads them from their tile.
  */
-function missingTiles(needed: NodeKey[], tiles: RecentlyUsed<Buffer>): TileKey[] {
-  const out = new Map<string, TileKey>();
+function missingTiles(needed: NodeKey[], tiles: RecentlyUsed<number, Buffer[]>): TileKey[] {
+  const out = new Map<number, TileKey>();
   for (const node of needed) {
-    const { tile, first, count } = tileOfNode(node);
-    const key = tileId(tile);
-    const have = tiles.get(key);
-    if (!have || have.length < (first + count) * 32) out.set(key, tile);
+    const { tile } = tileOfNode(node);
+    const key = keyNumber(tile);
+    const levels = tiles.get(key);
+    if (!levels || !nodeHashFromLevels(levels, node)) out.set(key, tile);
   }
   return [...out.values()];
 }

@@ -32,7 +32,11 @@ export function tileOfNode(node: NodeKey): { tile: TileKey; first: number; count
   };
 }
 
-/** The hash of node (level, index) from its tile; throws when the tile does not hold it yet. */
+/**
+ * The hash of node (level, index) from its tile, computed from the tile's hashes on the spot;
+ * throws when the tile does not hold it yet. (A reader that serves many proofs keeps
+ * `tileLevels` of each tile instead; the tests hold the two to the same answers.)
+ */
 export function nodeHashFromTile(tiles: { get(id: string): Buffer | undefined }, node: NodeKey): Buffer {
   const { tile, first, count } = tileOfNode(node);
   const data = tiles.get(tileId(tile));
@@ -47,6 +51,38 @@ export function nodeHashFromTile(tiles: { get(id: string): Buffer | undefined },
     level = up;
   }
   return Buffer.from(level[0]!);
+}
+
+/**
+ * Every node hash a tile yields, level by level: entry h holds, in order, the hashes of the
+ * tile's complete blocks of 2^h (entry 0 is the tile itself), up to the tile's top node. A tile of
+ * n hashes costs n − 1 hashes once, where computing each node on demand costs a hash per tree
+ * level per proof: an export walking every leaf reads each node a few times.
+ */
+export function tileLevels(hashes: Buffer): Buffer[] {
+  const levels = [hashes];
+  for (let below = hashes; below.length >= 2 * HASH;) {
+    const pairs = Math.floor(below.length / (2 * HASH));
+    const up = Buffer.allocUnsafe(pairs * HASH);
+    for (let i = 0; i < pairs; i += 1) {
+      hashChildren(
+        below.subarray(2 * i * HASH, (2 * i + 1) * HASH),
+        below.subarray((2 * i + 1) * HASH, (2 * i + 2) * HASH),
+      ).copy(up, i * HASH);
+    }
+    levels.push(up);
+    below = up;
+  }
+  return levels;
+}
+
+/** Node (level, index) from its tile's `tileLevels`, or undefined when the tile does not hold it. */
+export function nodeHashFromLevels(levels: readonly Buffer[], node: NodeKey): Buffer | undefined {
+  const height = node.level % TILE_HEIGHT;
+  const within = node.index % 2 ** (TILE_HEIGHT - height);
+  const data = levels[height];
+  if (!data || data.length < (within + 1) * HASH) return undefined;
+  return data.subarray(within * HASH, (within + 1) * HASH);
 }
 
 /** The right-edge tile of every level for a tree of `size` leaves: what appending must extend. */
