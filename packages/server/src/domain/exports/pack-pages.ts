@@ -40,31 +40,43 @@ export async function* pagedFile(
 }
 
 /**
- * Lines (each ending in a newline) as Buffers of about CHUNK_BYTES. Never one string per page:
- * a string over V8's regular-object limit (~128 KiB) is allocated in large-object space, which
- * only a full collection frees, so RSS would climb with every page.
+ * Collects a page's text into Buffers of about CHUNK_BYTES, written piece by piece as it is made.
+ * The pieces are garbage at once, a page never holds its lines as strings, and a line is never
+ * built as one concatenated string: writing a concatenation makes V8 flatten it first, a copy of
+ * the whole line per line. Never one string per page either: a string over V8's regular-object
+ * limit (~128 KiB) is allocated in large-object space, which only a full collection frees, so RSS
+ * would climb with every page.
  */
-export function encodeLines(lines: string[]): Buffer[] {
-  const chunks: Buffer[] = [];
-  let group: string[] = [];
-  let size = 0;
-  for (const line of lines) {
-    const bytes = Buffer.byteLength(line);
-    if (size + bytes > CHUNK_BYTES && group.length > 0) {
-      chunks.push(encodeGroup(group, size));
-      group = [];
-      size = 0;
-    }
-    group.push(line);
-    size += bytes;
-  }
-  if (group.length > 0) chunks.push(encodeGroup(group, size));
-  return chunks;
-}
+export class PackChunks {
+  readonly #chunks: Buffer[] = [];
+  #chunk: Buffer | undefined;
+  #at = 0;
 
-function encodeGroup(lines: string[], size: number): Buffer {
-  const out = Buffer.allocUnsafe(size);
-  let at = 0;
-  for (const line of lines) at += out.write(line, at);
-  return out;
+  /** Appends `text`; a piece is never split between two chunks. */
+  write(text: string): void {
+    if (text.length === 0) return;
+    const room = this.#chunk ? this.#chunk.length - this.#at : 0;
+    // A UTF-16 code unit is at most 3 UTF-8 bytes: count the bytes only near a chunk's end.
+    if (text.length * 3 > room && Buffer.byteLength(text) > room) {
+      this.#close();
+      if (text.length * 3 > CHUNK_BYTES && Buffer.byteLength(text) > CHUNK_BYTES) {
+        this.#chunks.push(Buffer.from(text));
+        return;
+      }
+      this.#chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    }
+    this.#at += this.#chunk!.write(text, this.#at);
+  }
+
+  /** The page's bytes; the writer is not used after this. */
+  finish(): Buffer[] {
+    this.#close();
+    return this.#chunks;
+  }
+
+  #close(): void {
+    if (this.#chunk && this.#at > 0) this.#chunks.push(this.#chunk.subarray(0, this.#at));
+    this.#chunk = undefined;
+    this.#at = 0;
+  }
 }
