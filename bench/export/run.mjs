@@ -1,12 +1,14 @@
 // bench/export: export N receipts of one tenant over HTTP from a real server process, and beside
 // it, in the same run, `zip -1` over the same (unzipped) files as the ceiling.
-//   node bench/export/run.mjs [--receipts 1000000] [--db sqlite|postgres] [--verify]   (after `npm run build`)
+//   node bench/export/run.mjs [--receipts 1000000] [--db sqlite|postgres] [--exports 1] [--verify]   (after `npm run build`)
 // PostgreSQL: a fresh database next to PRESENCE_TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres),
 // dropped at the end.
 // BENCH_NODE_FLAGS='--max-old-space-size=128' passes V8 flags to the server process.
 // Prints throughput (MB/s of pack content and of zip bytes), the server's RSS when the export
 // starts and its peak (VmHWM) during it, and the ceiling; --verify also runs the offline verifier
-// over the whole pack.
+// over the whole pack. --exports N exports N times over the same seeded data, each time from a new
+// server process, and prints the median with every run's figures (the peak depends on when V8
+// happens to run its full collections, so one run is one sample).
 /* global console, process, performance, setTimeout, setInterval, clearInterval, fetch, URL */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     db: { type: 'string', default: 'sqlite' },
     verify: { type: 'boolean' },
     keep: { type: 'boolean' },
+    exports: { type: 'string', default: '1' },
   },
 });
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -67,14 +70,25 @@ try {
   log(
     `receipt log integrated in ${integration.seconds.toFixed(0)} s, peak RSS ${integration.peakRssMB.toFixed(0)} MB`,
   );
-  const server = await startServer(dir, masterKey, databaseUrl);
-  let exported;
-  try {
-    exported = { ...(await exportOverHttp(server, seeded, join(dir, 'pack.zip'))), integration };
-  } finally {
-    await stopServer(server);
+  const rounds = [];
+  let server;
+  for (let round = 0; round < Number(values.exports); round++) {
+    server = await startServer(dir, masterKey, databaseUrl);
+    try {
+      rounds.push(await exportOverHttp(server, seeded, join(dir, 'pack.zip')));
+    } finally {
+      await stopServer(server);
+    }
+    log(`export ${round + 1}: ${JSON.stringify(rounds.at(-1))}`);
   }
-  log(`exported: ${JSON.stringify(exported)}`);
+  const median = (pick) => rounds.map(pick).sort((a, b) => a - b)[Math.floor((rounds.length - 1) / 2)];
+  const exported = {
+    seconds: median((r) => r.seconds),
+    zipBytes: rounds[0].zipBytes,
+    peakRssMB: median((r) => r.peakRssMB),
+    rssBeforeMB: median((r) => r.rssBeforeMB),
+    integration,
+  };
   const ceiling = zipCeiling(dir);
   const verified = values.verify ? await verifyWhole(join(dir, 'pack.zip'), server.keys) : undefined;
   const result = {
@@ -87,6 +101,7 @@ try {
     exportZipMBps: exported.zipBytes / MB / exported.seconds,
     serverPeakRssMB: exported.peakRssMB,
     serverRssBeforeMB: exported.rssBeforeMB,
+    rounds: rounds.map((r) => ({ seconds: r.seconds, rssBeforeMB: r.rssBeforeMB, peakRssMB: r.peakRssMB })),
     logIntegrationSeconds: exported.integration.seconds,
     logIntegrationPeakRssMB: exported.integration.peakRssMB,
     zip1Seconds: ceiling.seconds,
@@ -283,6 +298,9 @@ function table(r) {
     `| database | receipts | pack (zip) | content | export | export MB/s (content / zip) | server RSS: start → export peak | zip -1 | zip -1 MB/s (content) |`,
     `|---|---|---|---|---|---|---|---|---|`,
     `| ${r.database} | ${r.receipts} | ${f(r.packBytes / MB)} MB | ${f(r.contentBytes / MB)} MB | ${f(r.exportSeconds)} s | ${f(r.exportContentMBps)} / ${f(r.exportZipMBps)} | ${f(r.serverRssBeforeMB, 0)} → ${f(r.serverPeakRssMB, 0)} MB | ${f(r.zip1Seconds)} s (${f(r.zip1Bytes / MB)} MB) | ${f(r.zip1ContentMBps)} |`,
+    r.rounds.length < 2
+      ? ''
+      : `medians of ${r.rounds.length} exports, each from a new server: ${r.rounds.map((x) => `${f(x.seconds)} s, ${f(x.rssBeforeMB, 0)} → ${f(x.peakRssMB, 0)} MB`).join('; ')}`,
     r.verifySeconds === undefined
       ? ''
       : `presence-verify: ${f(r.verifySeconds)} s, ${f(r.verifyReceiptsPerSecond, 0)} receipts/s, peak RSS ${f(r.verifyPeakRssMB, 0)} MB`,
