@@ -3,7 +3,9 @@
 //   node bench/export/run.mjs [--receipts 1000000] [--db sqlite|postgres] [--exports 1] [--verify]   (after `npm run build`)
 // PostgreSQL: a fresh database next to PRESENCE_TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres),
 // dropped at the end.
-// BENCH_NODE_FLAGS='--max-old-space-size=128' passes V8 flags to the server process.
+// BENCH_NODE_FLAGS='--max-old-space-size=128' passes V8 flags to the server process; the server
+// also gets this process's environment, so PRESENCE_EXPORT_HEAP_GROWTH_MB=0 measures without the
+// export heap budget (docs/adr/0014-export-heap-budget.md).
 // Prints throughput (MB/s of pack content and of zip bytes), the server's RSS when the export
 // starts and its peak (VmHWM) during it, and the ceiling; --verify also runs the offline verifier
 // over the whole pack. --exports N exports N times over the same seeded data, each time from a new

@@ -29,6 +29,7 @@ import { createRetentionJob } from './worker/retention-job.js';
 import { createReceiptLogJob } from './worker/receipt-log-job.js';
 import { DEFAULT_BILLING_SETTINGS, type BillingSettings } from './domain/billing/billing-settings.js';
 import { cryptoRandom } from './crypto-random.js';
+import { createHeapBudget } from './heap-budget.js';
 import { composeObservability, type Observability } from './compose-observability.js';
 import type { Metrics } from './observability/create-metrics.js';
 import type { StoreOptions } from './storage/open-database.js';
@@ -79,7 +80,7 @@ export async function composeDeps(
     sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
   };
   await migrateDatabase(options);
-  return depsFromStore(
+  const deps = await depsFromStore(
     await openStore({ ...options, ...storeHooks }),
     config.masterKey,
     systemClock,
@@ -92,6 +93,7 @@ export async function composeDeps(
     config.logOrigin,
     config.signingKeyRefreshMs,
   );
+  return { ...deps, heapBudget: createHeapBudget({ growthBytes: config.exportHeapGrowthBytes }) };
 }
 
 /** Webhook transport settings; tests allow 127.0.0.0/8 to reach their local receivers. */
@@ -137,6 +139,7 @@ export async function depsFromStore(
     webhooks,
     billing,
     logOrigin,
+    heapBudget: createHeapBudget(),
   };
 }
 

@@ -12,6 +12,7 @@ import {
   DEFAULT_ROTATION_OVERLAP_MS,
   rotateSigningKey,
 } from '../src/domain/receipts/rotate-signing-key.js';
+import { startExport } from '../src/domain/exports/start-export.js';
 import { describeEachDialect } from './support/each-dialect.js';
 import { fetchPack, publishedKeys, settledExport, unzipPack } from './support/export-pack.js';
 import { seedReceipts } from './support/seed-receipts.js';
@@ -66,6 +67,32 @@ describeEachDialect('export pack', (dialect) => {
     expect(audit).toMatchObject({ status: 'completed', receipt_count: 45, tenant_id: s.tenantId });
     const usage = (await s.testStore.rows('usage_events')).filter((u) => u.source_id === exportId);
     expect(usage).toMatchObject([{ meter: 'receipts.exported', quantity: 45 }]);
+  });
+
+  it('tells the heap budget after every page of both walks (receipts, inclusion proofs)', async () => {
+    let pagesSeen = 0;
+    const deps = { ...s.composed.deps, heapBudget: { afterPage: () => void (pagesSeen += 1) } };
+    const query = { from: iso(BASE), to: iso(BASE + 3_600_000) };
+    const pack = await startExport(
+      deps,
+      s.tenantId,
+      { query, apiKeyId: null },
+      {
+        signal: new AbortController().signal,
+        batchSize: 10,
+      },
+    );
+    const lines = new Map<string, number>();
+    for await (const entry of pack.entries) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of entry.body) chunks.push(chunk);
+      lines.set(entry.name, Buffer.concat(chunks).toString().split('\n').length - 1);
+    }
+    await pack.complete();
+    // A walk reads pages of 10 until one comes back short: n rows take ⌊n / 10⌋ + 1 reads.
+    expect(lines.get('receipts.ndjson')).toBe(45);
+    expect(lines.get('log/inclusion.ndjson')).toBe(45);
+    expect(pagesSeen).toBe(5 + 5);
   });
 
   it('applies the filters, records them in the manifest, and packs an empty range too', async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Env } from './load-config.js';
+import { Env, loadConfig } from './load-config.js';
 
 const README = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
 
@@ -9,5 +9,14 @@ describe('configuration', () => {
     const table = README.slice(README.indexOf('## Configuration'));
     const undocumented = Object.keys(Env.properties).filter((name) => !table.includes(`\`${name}\``));
     expect(undocumented).toEqual([]);
+  });
+
+  it('reads the export heap budget in MiB: 16 by default, 0 turns it off, nothing negative', () => {
+    const base = { PRESENCE_MASTER_KEY: Buffer.alloc(32, 7).toString('base64url') };
+    expect(loadConfig(base).exportHeapGrowthBytes).toBe(16 * 1024 * 1024);
+    expect(loadConfig({ ...base, PRESENCE_EXPORT_HEAP_GROWTH_MB: '0' }).exportHeapGrowthBytes).toBe(0);
+    expect(() => loadConfig({ ...base, PRESENCE_EXPORT_HEAP_GROWTH_MB: '-1' })).toThrow(
+      /PRESENCE_EXPORT_HEAP_GROWTH_MB/,
+    );
   });
 });

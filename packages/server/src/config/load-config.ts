@@ -59,6 +59,7 @@ export const Env = Type.Object({
     Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7e]*[^/\\s]$' }),
   ),
   PRESENCE_LOG_CHECKPOINT_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 500 }),
+  PRESENCE_EXPORT_HEAP_GROWTH_MB: Type.Integer({ minimum: 0, maximum: 4096, default: 16 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -119,6 +120,8 @@ export interface Config {
   logCheckpointIntervalMs: number;
   /** How often each process re-reads the signing-key table (ADR 0007); the same for every process. */
   signingKeyRefreshMs: number;
+  /** Old-generation growth during exports that starts a full collection (ADR 0014); 0: never. */
+  exportHeapGrowthBytes: number;
   logLevel: Static<typeof Env>['LOG_LEVEL'];
 }
 
@@ -185,6 +188,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logOrigin: env.PRESENCE_LOG_ORIGIN ?? env.HOST,
     logCheckpointIntervalMs: env.PRESENCE_LOG_CHECKPOINT_INTERVAL_MS,
     signingKeyRefreshMs: env.PRESENCE_SIGNING_KEY_REFRESH_MS,
+    exportHeapGrowthBytes: env.PRESENCE_EXPORT_HEAP_GROWTH_MB * 1024 * 1024,
     logLevel: env.LOG_LEVEL,
   };
 }

@@ -1,5 +1,6 @@
 import type { ApiKeyCache } from './api-keys/api-key-cache.js';
 import type { BillingSettings } from './billing/billing-settings.js';
+import type { HeapBudget } from './exports/ports.js';
 import type { PolicyCache } from './policy/policy-cache.js';
 import type { Clock, Random, Store } from './ports.js';
 import type { SecretBox } from './secrets.js';
@@ -25,4 +26,6 @@ export interface Deps {
   billing: BillingSettings;
   /** Origin prefix of receipt-log checkpoints: `<logOrigin>/presence/<tenantId>` (PRESENCE_LOG_ORIGIN). */
   logOrigin: string;
+  /** Asks for a full garbage collection when a long export has grown the heap (heap-budget.ts). */
+  heapBudget: HeapBudget;
 }

@@ -1,4 +1,5 @@
 import type { ReceiptFilter, ReceiptLogPosition } from '../receipts/receipt-log-ports.js';
+import type { HeapBudget } from './ports.js';
 
 /** Bytes per chunk handed to the zip: small enough that each one is freed as soon as it is written. */
 const CHUNK_BYTES = 64 * 1024;
@@ -12,6 +13,16 @@ export interface EncodedPage {
   lastSeq: number | undefined;
 }
 
+/** Where a pack file's walk starts and what bounds it. */
+export interface PageWalk {
+  filter: ReceiptFilter | undefined;
+  start: ReceiptLogPosition | undefined;
+  signal: AbortSignal;
+  pageSize: number;
+  /** Told after every page, so a long walk does not let the old generation grow unchecked. */
+  heapBudget: HeapBudget;
+}
+
 /**
  * Walks the receipts of the pack's seq window page by page and yields each page's bytes.
  *
@@ -19,19 +30,19 @@ export interface EncodedPage {
  * its rows live for one page's CPU time only. If the generator held the rows while it yielded
  * (and the zip deflated on the thread pool), they would outlive two young collections, be
  * promoted, and pile up in the old generation until a full collection: measured on SQLite, the
- * receipts pass promoted ~45 MB/s that way and under 1 MB/s since (docs/performance.md).
+ * receipts pass promoted ~45 MB/s that way and under 1 MB/s since (docs/performance.md). What
+ * is still promoted is bounded by the heap budget.
  */
 export async function* pagedFile(
-  filter: ReceiptFilter | undefined,
-  start: ReceiptLogPosition | undefined,
-  signal: AbortSignal,
-  pageSize: number,
+  walk: PageWalk,
   encodePage: (filter: ReceiptFilter, position: ReceiptLogPosition) => Promise<EncodedPage>,
 ): AsyncGenerator<Buffer> {
-  let position = start;
+  const { filter, signal, pageSize } = walk;
+  let position = walk.start;
   while (filter && position) {
     signal.throwIfAborted();
     const page = await encodePage(filter, position);
+    walk.heapBudget.afterPage();
     signal.throwIfAborted();
     yield* page.chunks;
     if (page.rows < pageSize || page.lastSeq === undefined) return;

@@ -34,3 +34,11 @@ export interface ExportRepo {
   /** Settles a running export; false when it was no longer running. */
   finish(tenantId: string, id: string, f: ExportFinish): Promise<boolean>;
 }
+
+/**
+ * Bounds how far a long export lets the process's old generation grow between full garbage
+ * collections (heap-budget.ts). Export pages call `afterPage` once each; it never waits.
+ */
+export interface HeapBudget {
+  afterPage(): void;
+}

@@ -16,7 +16,10 @@ import { writePolicySnapshot, writeTrustSnapshot } from './write-snapshots.js';
 /** Receipts per read: small batches keep what survives a young collection, and so RSS, low. */
 export const EXPORT_BATCH_SIZE = 200;
 
-type ExportDeps = Pick<Deps, 'store' | 'clock' | 'random' | 'signer' | 'secrets' | 'logOrigin'>;
+type ExportDeps = Pick<
+  Deps,
+  'store' | 'clock' | 'random' | 'signer' | 'secrets' | 'logOrigin' | 'heapBudget'
+>;
 
 /** A pack being streamed. The HTTP layer zips `entries` and reports how the download ended. */
 export interface ExportPack {

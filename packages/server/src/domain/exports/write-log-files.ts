@@ -64,7 +64,7 @@ export async function choosePackLog(
  * is fixed), reading tiles through one cache, so memory stays flat and neighbouring proofs are cheap.
  */
 export function writeInclusionLines(
-  deps: Pick<Deps, 'store'>,
+  deps: Pick<Deps, 'store' | 'heapBudget'>,
   state: PackState,
   signal: AbortSignal,
   pageSize: number,
@@ -74,7 +74,8 @@ export function writeInclusionLines(
   // A pack without a log (an empty tenant) has no inclusion lines: no start, no pages.
   const treeSize = state.log?.checkpoint.treeSize ?? 0;
   const start = state.log ? state.start : undefined;
-  return pagedFile(state.filter, start, signal, pageSize, async (filter, position) => {
+  const walk = { filter: state.filter, start, signal, pageSize, heapBudget: deps.heapBudget };
+  return pagedFile(walk, async (filter, position) => {
     const page = await deps.store.receiptLog.listLeaves(tenantId, filter, position, pageSize);
     const out = new PackChunks();
     for (const entry of page) {

@@ -10,13 +10,14 @@ import { noteReceipt, type PackState } from './pack-state.js';
  * page; the abort signal stops the database work between pages.
  */
 export function writeReceiptLines(
-  deps: Pick<Deps, 'store'>,
+  deps: Pick<Deps, 'store' | 'heapBudget'>,
   state: PackState,
   signal: AbortSignal,
   pageSize: number,
 ): AsyncGenerator<Buffer> {
   const tenantId = state.record.tenantId;
-  return pagedFile(state.filter, state.start, signal, pageSize, async (filter, position) => {
+  const walk = { filter: state.filter, start: state.start, signal, pageSize, heapBudget: deps.heapBudget };
+  return pagedFile(walk, async (filter, position) => {
     const page = await deps.store.receiptLog.list(tenantId, filter, position, pageSize);
     const out = new PackChunks();
     for (const entry of page) writeReceiptLine(out, state, entry);
