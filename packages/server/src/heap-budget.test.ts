@@ -4,7 +4,7 @@ import { collectFullGarbage, createHeapBudget } from './heap-budget.js';
 
 const MB = 1024 * 1024;
 
-/** A budget over a pretend old generation whose size the test sets. */
+/** A budget over a pretend heap: `pageAt(mb)` sets its size, then ends a page. */
 function scripted(growthBytes = 16 * MB) {
   const heap = { used: 40 * MB };
   const collections: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
@@ -16,101 +16,100 @@ function scripted(growthBytes = 16 * MB) {
         collections.push({ resolve, reject });
       }),
   });
-  return { heap, collections, budget };
+  const pageAt = (mb: number) => {
+    heap.used = mb * MB;
+    budget.afterPage();
+  };
+  return { collections, pageAt };
+}
+
+/** The real budget (V8's figures, a real collection) at 8 MiB, keeping each collection it starts. */
+function realBudget() {
+  const started: Array<Promise<unknown>> = [];
+  const budget = createHeapBudget({
+    growthBytes: 8 * MB,
+    collect: () => {
+      const collection = collectFullGarbage();
+      started.push(collection);
+      return collection;
+    },
+  });
+  return { budget, started };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('heap budget', () => {
   it('asks for no collection while the old generation grows less than the budget', () => {
-    const { heap, collections, budget } = scripted();
-    budget.afterPage();
-    heap.used += 16 * MB;
-    budget.afterPage();
+    const { collections, pageAt } = scripted();
+    pageAt(40);
+    pageAt(56);
     expect(collections).toHaveLength(0);
   });
 
   it('asks for one collection past the budget, none while it runs, and counts again from after it', async () => {
-    const { heap, collections, budget } = scripted();
-    budget.afterPage();
-    heap.used += 17 * MB;
-    budget.afterPage();
-    heap.used += 5 * MB;
-    budget.afterPage();
+    const { collections, pageAt } = scripted();
+    pageAt(40);
+    pageAt(57);
+    pageAt(62);
     expect(collections).toHaveLength(1);
 
-    heap.used = 45 * MB; // what the collection left
     collections[0]!.resolve();
+    pageAt(45); // what the collection left
     await settle();
-    heap.used += 10 * MB;
-    budget.afterPage();
+    pageAt(55);
     expect(collections).toHaveLength(1);
-    heap.used += 7 * MB;
-    budget.afterPage();
+    pageAt(62);
     expect(collections).toHaveLength(2);
   });
 
   it("counts from V8's own full collections: a drop in usage becomes the new starting point", () => {
-    const { heap, collections, budget } = scripted();
-    budget.afterPage();
-    heap.used += 12 * MB;
-    budget.afterPage();
-    heap.used = 38 * MB; // V8 collected by itself
-    budget.afterPage();
-    heap.used += 15 * MB;
-    budget.afterPage();
+    const { collections, pageAt } = scripted();
+    pageAt(40);
+    pageAt(52);
+    pageAt(38); // V8 collected by itself
+    pageAt(53);
     expect(collections).toHaveLength(0);
   });
 
   it('stops asking once a collection fails, and never throws into the export', async () => {
-    const { heap, collections, budget } = scripted();
-    budget.afterPage();
-    heap.used += 20 * MB;
-    budget.afterPage();
+    const { collections, pageAt } = scripted();
+    pageAt(40);
+    pageAt(60);
     collections[0]!.reject(new Error('ERR_CONTEXT_NOT_INITIALIZED'));
     await settle();
-    heap.used += 40 * MB;
-    expect(() => budget.afterPage()).not.toThrow();
+    expect(() => pageAt(100)).not.toThrow();
     expect(collections).toHaveLength(1);
 
+    let used = 40 * MB;
+    let attempts = 0;
     const throwing = createHeapBudget({
       growthBytes: MB,
-      collectable: () => heap.used,
+      collectable: () => used,
       collect: () => {
+        attempts += 1;
         throw new TypeError('measureMemory is not a function');
       },
     });
     throwing.afterPage();
-    heap.used += 2 * MB;
+    used += 2 * MB;
     expect(() => throwing.afterPage()).not.toThrow();
+    used += 2 * MB;
+    throwing.afterPage();
+    expect(attempts).toBe(1);
   });
 
   it('never asks when turned off (growth 0)', () => {
-    let collections = 0;
-    let used = 40 * MB;
-    const off = createHeapBudget({
-      growthBytes: 0,
-      collectable: () => used,
-      collect: async () => void (collections += 1),
-    });
-    off.afterPage();
-    used += 400 * MB;
-    off.afterPage();
-    expect(collections).toBe(0);
+    const { collections, pageAt } = scripted(0);
+    pageAt(40);
+    pageAt(440);
+    expect(collections).toHaveLength(0);
   });
 
   it("frees V8's real old generation: garbage promoted there is gone after the collection it asks for", async () => {
     const oldSpace = () =>
       getHeapSpaceStatistics().find((s) => s.space_name === 'old_space')!.space_used_size;
-    const started: Array<Promise<unknown>> = [];
-    const budget = createHeapBudget({
-      growthBytes: 8 * MB,
-      collect: () => {
-        const collection = collectFullGarbage();
-        started.push(collection);
-        return collection;
-      },
-    });
+    const { budget, started } = realBudget();
     budget.afterPage();
     // About 40 MB of small objects, kept across young collections so that they are promoted.
     let kept: Array<{ index: number; text: string }> | undefined = [];
@@ -129,15 +128,7 @@ describe('heap budget', () => {
   });
 
   it('counts the backing stores of array buffers, which V8 frees only with their old objects', async () => {
-    const started: Array<Promise<unknown>> = [];
-    const budget = createHeapBudget({
-      growthBytes: 8 * MB,
-      collect: () => {
-        const collection = collectFullGarbage();
-        started.push(collection);
-        return collection;
-      },
-    });
+    const { budget, started } = realBudget();
     budget.afterPage();
     // 32 chunks of 1 MiB outside the V8 heap, kept while young collections promote their owners.
     let kept: Buffer[] | undefined = Array.from({ length: 32 }, () => Buffer.alloc(MB, 1));
