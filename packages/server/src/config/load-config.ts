@@ -120,7 +120,10 @@ export interface Config {
   logCheckpointIntervalMs: number;
   /** How often each process re-reads the signing-key table (ADR 0007); the same for every process. */
   signingKeyRefreshMs: number;
-  /** Old-generation growth during exports that starts a full collection (ADR 0014); 0: never. */
+  /**
+   * An export starts a full collection when the old generation and array buffers have grown this
+   * much since the last one (ADR 0014); 0: never.
+   */
   exportHeapGrowthBytes: number;
   logLevel: Static<typeof Env>['LOG_LEVEL'];
 }

@@ -19,7 +19,7 @@ export interface PageWalk {
   start: ReceiptLogPosition | undefined;
   signal: AbortSignal;
   pageSize: number;
-  /** Told after every page, so a long walk does not let the old generation grow unchecked. */
+  /** Told after every page, so a long walk cannot let garbage pile up in the old generation. */
   heapBudget: HeapBudget;
 }
 

@@ -36,8 +36,9 @@ export interface ExportRepo {
 }
 
 /**
- * Bounds how far a long export lets the process's old generation grow between full garbage
- * collections (heap-budget.ts). Export pages call `afterPage` once each; it never waits.
+ * Bounds how far a long export lets the process's old generation (and the array buffers it holds)
+ * grow between full garbage collections (heap-budget.ts). Export pages call `afterPage` once
+ * each; it never waits.
  */
 export interface HeapBudget {
   afterPage(): void;
