@@ -1,5 +1,6 @@
 import { createApiKeyCache } from './domain/api-keys/api-key-cache.js';
-import { createPolicyCache } from './domain/policy/policy-cache.js';
+import { createPlanCache } from './domain/billing/plan-cache.js';
+import { createCurrentPolicyCache, createPolicyCache } from './domain/policy/policy-cache.js';
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from './config/load-config.js';
@@ -136,6 +137,8 @@ export async function depsFromStore(
     publicKeys: new PublicKeyCache(),
     apiKeys: createApiKeyCache(clock),
     policies: createPolicyCache(clock),
+    currentPolicies: createCurrentPolicyCache(clock),
+    plans: createPlanCache(clock),
     webhooks,
     billing,
     logOrigin,

@@ -41,3 +41,32 @@ export class BoundedCache<V> {
     this.#entries.delete(key);
   }
 }
+
+/**
+ * A BoundedCache (with a TTL) for values that can change: read through `load` on a miss, and
+ * `forget` a key after a change this process committed. A load that was running while any key
+ * was forgotten is returned to its caller but not kept, so an entry read before a change can not
+ * be stored after it. Changes committed by other processes are seen once the TTL has passed.
+ */
+export class ReadThroughCache<V> {
+  readonly #entries: BoundedCache<V>;
+  #generation = 0;
+
+  constructor(options: { maxEntries: number; ttlMs: number; now: () => number }) {
+    this.#entries = new BoundedCache<V>(options);
+  }
+
+  async read(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
+    const hit = this.#entries.get(key);
+    if (hit !== undefined) return hit;
+    const generation = this.#generation;
+    const value = await load();
+    if (value !== undefined && generation === this.#generation) this.#entries.set(key, value);
+    return value;
+  }
+
+  forget(key: string): void {
+    this.#generation += 1;
+    this.#entries.delete(key);
+  }
+}

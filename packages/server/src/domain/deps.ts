@@ -1,7 +1,8 @@
 import type { ApiKeyCache } from './api-keys/api-key-cache.js';
 import type { BillingSettings } from './billing/billing-settings.js';
 import type { HeapBudget } from './exports/ports.js';
-import type { PolicyCache } from './policy/policy-cache.js';
+import type { PlanCache } from './billing/plan-cache.js';
+import type { CurrentPolicyCache, PolicyCache } from './policy/policy-cache.js';
 import type { Clock, Random, Store } from './ports.js';
 import type { SecretBox } from './secrets.js';
 import type { ReceiptSigner } from './receipts/receipt-signer.js';
@@ -20,6 +21,10 @@ export interface Deps {
   apiKeys: ApiKeyCache;
   /** Immutable policy versions (policy/policy-cache.ts). */
   policies: PolicyCache;
+  /** Each tenant's current policy, for new challenges, for a few seconds (policy/policy-cache.ts). */
+  currentPolicies: CurrentPolicyCache;
+  /** Plan assignments in force, for new challenges' quota, for a few seconds (billing/plan-cache.ts). */
+  plans: PlanCache;
   /** Resolves, checks and calls webhook URLs (SSRF policy included). */
   webhooks: WebhookTransport;
   /** Default plan, close grace window, operator token (domain/billing). */

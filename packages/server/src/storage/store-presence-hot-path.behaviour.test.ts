@@ -113,6 +113,40 @@ for (const dialect of DIALECTS) {
         ).toBeUndefined();
       });
 
+      it("lists a subject's active credentials for a new challenge, as the credentials repo does", async () => {
+        const { tenant, policy, credential: first } = await scene(db.store);
+        const reg = records.registration(tenant.id, policy.id);
+        await db.store.registrations.insert(reg);
+        const more = [
+          records.credential(tenant.id, reg, { transports: ['usb', 'nfc'] }),
+          records.credential(tenant.id, reg, { revokedAt: AT }),
+          records.credential(tenant.id, reg, { transports: [] }),
+          records.credential(tenant.id, reg, { subject: 'user-2' }),
+        ];
+        for (const c of more) await db.store.credentials.insert(c);
+        const other = await seedTenant(db.store, records);
+        const otherReg = records.registration(other.tenant.id, other.policy.id);
+        await db.store.registrations.insert(otherReg);
+        await db.store.credentials.insert(records.credential(other.tenant.id, otherReg));
+
+        const listed = await db.store.presence.allowedCredentials(tenant.id, 'user-1', 100);
+        const viaRepo = await db.store.credentials.list(
+          tenant.id,
+          { subject: 'user-1', includeRevoked: false },
+          { limit: 100 },
+        );
+        expect(listed).toEqual(
+          viaRepo.map((c) => ({ credentialId: c.credentialId, transports: c.transports })),
+        );
+        expect(listed.map((c) => c.credentialId).sort()).toEqual(
+          [first, more[0]!, more[2]!].map((c) => c.credentialId).sort(),
+        );
+        expect(await db.store.presence.allowedCredentials(tenant.id, 'user-1', 2)).toEqual(
+          listed.slice(0, 2),
+        );
+        expect(await db.store.presence.allowedCredentials(tenant.id, 'nobody', 100)).toEqual([]);
+      });
+
       it('settles a verification: counter, challenge, receipt with the next seq, usage, rollups, event', async () => {
         const { tenant, credential, challenge } = await scene(db.store);
         const s = verified(challenge, credential);

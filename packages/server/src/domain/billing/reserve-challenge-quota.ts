@@ -5,7 +5,8 @@ import type { StoreTx } from '../ports.js';
 import { announceQuotaThresholds } from './announce-quota-thresholds.js';
 import type { QuotaCounter } from './ports.js';
 import { periodContaining, type BillingPeriod } from './billing-period.js';
-import { resolvePlan } from './resolve-plan.js';
+import { cachedPlanInForce } from './plan-cache.js';
+import { planOf } from './resolve-plan.js';
 
 export interface ChallengeQuota {
   period: BillingPeriod;
@@ -13,15 +14,19 @@ export interface ChallengeQuota {
   limit: number | null;
 }
 
-/** The quota that applies to a challenge created at `now`: the plan in force for its period. */
+/**
+ * The quota that applies to a challenge created at `now`: the plan in force for its period, read
+ * through the plan cache (plan-cache.ts) since every challenge creation needs it.
+ */
 export async function challengeQuota(
-  deps: Pick<Deps, 'billing'>,
+  deps: Pick<Deps, 'billing' | 'plans'>,
   tx: StoreTx,
   tenantId: string,
   now: number,
 ): Promise<ChallengeQuota> {
   const period = periodContaining(now);
-  const { plan } = await resolvePlan(deps, tx.billing, tenantId, period.start);
+  const assignment = await cachedPlanInForce(deps, tx.billing, tenantId, period.start);
+  const { plan } = planOf(deps, tenantId, assignment);
   return { period, limit: plan.monthlyChallengeQuota };
 }
 

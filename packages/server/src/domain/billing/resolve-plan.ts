@@ -1,6 +1,6 @@
 import type { PlanAssignment } from '@presence/contract';
 import type { Deps } from '../deps.js';
-import type { BillingRepos } from './ports.js';
+import type { BillingRepos, PlanAssignmentRecord } from './ports.js';
 import { periodContaining } from './billing-period.js';
 
 /**
@@ -13,7 +13,15 @@ export async function resolvePlan(
   tenantId: string,
   periodStart: number,
 ): Promise<PlanAssignment> {
-  const assignment = await billing.plans.inForce(tenantId, periodStart);
+  return planOf(deps, tenantId, await billing.plans.inForce(tenantId, periodStart));
+}
+
+/** What an assignment in force (or none) means: the assigned plan, else the configured default. */
+export function planOf(
+  deps: Pick<Deps, 'billing'>,
+  tenantId: string,
+  assignment: PlanAssignmentRecord | undefined,
+): PlanAssignment {
   if (!assignment)
     return { tenantId, plan: deps.billing.defaultPlan, effectiveFrom: null, source: 'default' };
   return {

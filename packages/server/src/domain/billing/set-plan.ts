@@ -2,8 +2,9 @@ import type { Plan, PlanAssignment } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { DomainError, notFound } from '../errors.js';
 import { announceQuotaThresholds } from './announce-quota-thresholds.js';
-import { parsePeriod, periodContaining } from './billing-period.js';
+import { parsePeriod, periodContaining, type BillingPeriod } from './billing-period.js';
 import { checkPlan } from './check-plan.js';
+import { planCacheKey } from './plan-cache.js';
 import { resolvePlan } from './resolve-plan.js';
 
 export interface SetPlanInput {
@@ -19,7 +20,7 @@ export interface SetPlanInput {
  * A quota lowered below this month's usage announces the thresholds it crosses at once.
  */
 export async function setPlan(
-  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'billing'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'billing' | 'plans'>,
   input: SetPlanInput,
 ): Promise<PlanAssignment> {
   checkPlan(input.plan, '/plan');
@@ -30,14 +31,31 @@ export async function setPlan(
       { field: '/effectiveFrom', message: `must be ${current.label} or later (YYYY-MM)` },
     ]);
   }
+  try {
+    return await assignPlan(deps, input.tenantId, input.plan, current, from);
+  } finally {
+    // After the commit (or the failure): new challenges here use the new quota from now on.
+    deps.plans.forget(planCacheKey(input.tenantId, current.start));
+    deps.plans.forget(planCacheKey(input.tenantId, from.start));
+  }
+}
+
+/** The assignment, and the thresholds a lowered quota crosses this month, in one transaction. */
+function assignPlan(
+  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  tenantId: string,
+  plan: Plan,
+  current: BillingPeriod,
+  from: BillingPeriod,
+): Promise<PlanAssignment> {
   return deps.store.transaction(async (tx) => {
-    if (!(await tx.tenants.get(input.tenantId))) throw notFound('tenant');
-    const assignment = { tenantId: input.tenantId, effectiveFrom: from.start, plan: input.plan };
+    if (!(await tx.tenants.get(tenantId))) throw notFound('tenant');
+    const assignment = { tenantId, effectiveFrom: from.start, plan };
     await tx.billing.plans.put({ ...assignment, createdAt: deps.clock.now() });
-    const quota = input.plan.monthlyChallengeQuota;
-    const counter = await tx.billing.quotas.get(input.tenantId, current.start);
+    const quota = plan.monthlyChallengeQuota;
+    const counter = await tx.billing.quotas.get(tenantId, current.start);
     if (from.start === current.start && quota !== null && counter) {
-      await announceQuotaThresholds(deps, tx, input.tenantId, current, quota, counter);
+      await announceQuotaThresholds(deps, tx, tenantId, current, quota, counter);
     }
     return { ...assignment, effectiveFrom: from.label, source: 'tenant' as const };
   });

@@ -2,7 +2,7 @@ import type { VerifyBody } from '@presence/contract';
 import { computeActionHashSync } from '@presence/sdk/node';
 import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
-import { createChallenge } from '../presence/create-challenge.js';
+import { createChallenge, type ChallengeDeps } from '../presence/create-challenge.js';
 import { verifyPresence } from '../presence/verify-presence.js';
 import { memberSubject, presenceRefused, type ConsoleSettings } from './console-settings.js';
 import type { MemberRecord } from './ports.js';
@@ -25,7 +25,7 @@ export function changeHashHex(change: ConsoleChange): string {
 
 /** Step 1: a presence challenge bound to the change, for the member's own console passkeys. */
 export async function startApproval(
-  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'billing'>,
+  deps: ChallengeDeps,
   settings: Pick<ConsoleSettings, 'consoleTenantId'>,
   member: MemberRecord,
   change: ConsoleChange,

@@ -13,3 +13,16 @@ export async function currentPolicy(deps: Pick<Deps, 'store'>, tenantId: string)
   if (!policy) throw notFound('the tenant policy');
   return policy;
 }
+
+/**
+ * The policy a new challenge is created under: the current version, from memory for up to
+ * CURRENT_POLICY_TTL_MS (policy-cache.ts), which saves a query on every challenge creation.
+ */
+export async function currentPolicyForChallenge(
+  deps: Pick<Deps, 'store' | 'currentPolicies'>,
+  tenantId: string,
+): Promise<PolicyRecord> {
+  const policy = await deps.currentPolicies.read(tenantId, () => deps.store.policies.current(tenantId));
+  if (!policy) throw notFound('the tenant policy');
+  return policy;
+}

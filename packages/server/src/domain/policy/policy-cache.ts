@@ -1,4 +1,4 @@
-import { BoundedCache } from '../bounded-cache.js';
+import { BoundedCache, ReadThroughCache } from '../bounded-cache.js';
 import type { Deps } from '../deps.js';
 import type { Clock } from '../ports.js';
 import type { PolicyRecord } from './ports.js';
@@ -25,4 +25,24 @@ export async function policyVersion(
   const policy = await deps.store.policies.get(tenantId, policyId);
   if (policy !== undefined) deps.policies.set(key, policy);
   return policy;
+}
+
+/**
+ * How long a tenant's current policy may be served from memory to a new challenge. A change made
+ * through this process applies at once (putPolicy forgets the entry); one made through another
+ * process (another instance, the console of another instance) applies here within this time.
+ * Only challenge creation reads it: a verification applies the version its challenge names, and
+ * the policy API and console always read the database.
+ */
+export const CURRENT_POLICY_TTL_MS = 5_000;
+
+/** Each tenant's current policy version, by tenant id, for at most CURRENT_POLICY_TTL_MS. */
+export type CurrentPolicyCache = ReadThroughCache<PolicyRecord>;
+
+export function createCurrentPolicyCache(clock: Clock, maxEntries = 10_000): CurrentPolicyCache {
+  return new ReadThroughCache<PolicyRecord>({
+    maxEntries,
+    ttlMs: CURRENT_POLICY_TTL_MS,
+    now: () => clock.now(),
+  });
 }

@@ -10,7 +10,7 @@ import { resolvePolicy } from './resolve-policy.js';
 
 /** Writes a new immutable policy version; the previous versions stay, receipts name theirs. */
 export async function putPolicy(
-  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'currentPolicies'>,
   tenantId: string,
   body: PolicyBody,
 ): Promise<PolicyVersion> {
@@ -27,6 +27,9 @@ export async function putPolicy(
       });
     }
     throw error;
+  } finally {
+    // After the commit (or the failure): new challenges here use the new version from now on.
+    deps.currentPolicies.forget(tenantId);
   }
 }
 

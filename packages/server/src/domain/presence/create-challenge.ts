@@ -5,31 +5,32 @@ import { DomainError } from '../errors.js';
 import { toB64Url, toIso } from '../encoding.js';
 import { newId } from '../ids.js';
 import type { ChallengeRecord } from './ports.js';
-import { currentPolicy } from '../policy/get-policy.js';
+import { currentPolicyForChallenge } from '../policy/get-policy.js';
 import { challengeQuota, settleChallengeQuota } from '../billing/reserve-challenge-quota.js';
 
 /** The longest a challenge may live, whatever the policy or request says. */
 export const MAX_CHALLENGE_TTL_SECONDS = 600;
 
+/** The most credentials one challenge lists in allowCredentials (a subject's first, by row id). */
+export const MAX_ALLOWED_CREDENTIALS = 100;
+
+/** What creating a challenge uses. */
+export type ChallengeDeps = Pick<
+  Deps,
+  'store' | 'clock' | 'random' | 'billing' | 'currentPolicies' | 'plans'
+>;
+
 /**
  * Issues a single-use challenge whose bytes commit to the action hash (contract §2). With a
  * subject, only that subject's active credentials are allowed.
  */
-export async function createChallenge(
-  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'billing'>,
-  tenantId: string,
-  input: CreateChallengeBody,
-) {
-  const policy = await currentPolicy(deps, tenantId);
+export async function createChallenge(deps: ChallengeDeps, tenantId: string, input: CreateChallengeBody) {
+  const policy = await currentPolicyForChallenge(deps, tenantId);
   const rules = policy.rules;
   const allowed =
     input.subject === undefined
       ? []
-      : await deps.store.credentials.list(
-          tenantId,
-          { subject: input.subject, includeRevoked: false },
-          { limit: 100 },
-        );
+      : await deps.store.presence.allowedCredentials(tenantId, input.subject, MAX_ALLOWED_CREDENTIALS);
   if (input.subject !== undefined && allowed.length === 0) {
     throw new DomainError(
       'policy_violation',

@@ -91,7 +91,14 @@ export type SettleOutcome =
  * (on PostgreSQL the write is one statement; the per-tenant rows it touches come last).
  * Writes run inside store.transaction, like every other write.
  */
+export interface AllowedCredential {
+  credentialId: string;
+  transports: string[];
+}
+
 export interface PresenceHotPath {
+  /** A subject's active credentials (at most `limit`, by row id): what a new challenge allows. */
+  allowedCredentials(tenantId: string, subject: string, limit: number): Promise<AllowedCredential[]>;
   readForVerify(
     tenantId: string,
     challengeId: string,

@@ -19,7 +19,7 @@ import { mapUniqueViolation } from '../unique-violation.js';
 import { toChallenge } from '../repos/challenges.js';
 import { toCredential } from '../repos/credentials.js';
 import { currentTraceParent } from '../repos/outbox.js';
-import { toFlag } from '../repos/rows.js';
+import { parseJson, toFlag } from '../repos/rows.js';
 import { createChallengeWrites } from './challenge-creation.js';
 import { buckets, pgUnlessPeriodClosed, runner, sqliteUsage, type Run } from './run-statement.js';
 import * as S from './statements.js';
@@ -27,6 +27,17 @@ import * as S from './statements.js';
 export function createPresenceHotPath(db: Kysely<Database>, dialect: Dialect): PresenceHotPath {
   const run = runner(db, dialect);
   return {
+    async allowedCredentials(tenantId, subject, limit) {
+      const { rows } = await run<{ credential_id: string; transports: string }>(S.ALLOWED_CREDENTIALS, [
+        tenantId,
+        subject,
+        limit,
+      ]);
+      return rows.map((r) => ({
+        credentialId: r.credential_id,
+        transports: parseJson<string[]>(r.transports),
+      }));
+    },
     async readForVerify(tenantId, challengeId, credentialId) {
       const { rows } = await run<Record<string, unknown>>(S.READ_FOR_VERIFY, [
         tenantId,

@@ -37,6 +37,10 @@ export const READ_FOR_VERIFY = `select ch.*, ${CREDENTIAL_ALIASES.map(([c, a]) =
   left join credentials cr on cr.tenant_id = ch.tenant_id and cr.credential_id = $3
   where ch.tenant_id = $1 and ch.id = $2`;
 
+/** $1 tenant, $2 subject, $3 limit: the subject's active credentials, by row id. */
+export const ALLOWED_CREDENTIALS = `select credential_id, transports from credentials
+  where tenant_id = $1 and subject = $2 and revoked_at is null order by id limit $3`;
+
 /** $1 signCount, $2 backedUp, $3 at, $4 credential row id, $5 expected signCount. */
 export const CLAIM_COUNTER = `update credentials set sign_count = $1, backed_up = $2, last_used_at = $3
   where id = $4 and revoked_at is null and sign_count = $5`;
@@ -215,6 +219,7 @@ export const PG_CREATE_CHALLENGE = `with quota as (
 /** Every hot-path statement by name. */
 const HOT_STATEMENTS = {
   READ_FOR_VERIFY,
+  ALLOWED_CREDENTIALS,
   CLAIM_COUNTER,
   SETTLE_CHALLENGE,
   INSERT_EVENT,
