@@ -761,9 +761,9 @@ function printResults(micro, durability, results) {
     printProfile(
       summariseProfile(r.profile.file, { fromUs: r.profile.verify.fromUs, toUs: r.profile.verify.toUs }),
     );
-    console.log(
-      `  (creation window: node bench/verify/profile-summary.mjs ${r.profile.file} ${r.profile.create.fromUs} ${r.profile.create.toUs})`,
-    );
+    const windowOf = (w) => `node bench/verify/profile-summary.mjs ${r.profile.file} ${w.fromUs} ${w.toUs}`;
+    console.log(`  (creation window: ${windowOf(r.profile.create)})`);
+    console.log(`  (verification window, as above: ${windowOf(r.profile.verify)})`);
   }
 }
 
