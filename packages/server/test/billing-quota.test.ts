@@ -1,21 +1,10 @@
 import { computeActionHashSync as computeActionHash } from '@presence/sdk/node';
-import type { Plan } from '@presence/contract';
 import { expect, it } from 'vitest';
-import { useBillingService } from './support/billing-service.js';
+import { quotaPlan, useBillingService } from './support/billing-service.js';
 import { describeEachDialect } from './support/each-dialect.js';
 
 const START = Date.UTC(2031, 4, 30, 12, 0, 0); // 30 May 2031, two days before the period ends
 const actionHashHex = computeActionHash({ type: 'payout', amount: '1.00' });
-
-function quotaPlan(quota: number): Plan {
-  return {
-    name: `quota-${quota}`,
-    currency: 'EUR',
-    currencyExponent: 2,
-    monthlyChallengeQuota: quota,
-    meters: {},
-  };
-}
 
 describeEachDialect('challenge quota', (dialect) => {
   const s = useBillingService(dialect, { start: START, pgPoolSize: 12 });

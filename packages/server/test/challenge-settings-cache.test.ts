@@ -5,27 +5,17 @@
  * database) is served from memory until the cache lifetime has passed, never longer.
  */
 import { computeActionHashSync as computeActionHash } from '@presence/sdk/node';
-import type { Plan, PolicyBody } from '@presence/contract';
+import type { PolicyBody } from '@presence/contract';
 import { expect, it } from 'vitest';
 import { periodContaining } from '../src/domain/billing/billing-period.js';
 import { PLAN_CACHE_TTL_MS } from '../src/domain/billing/plan-cache.js';
 import { CURRENT_POLICY_TTL_MS } from '../src/domain/policy/policy-cache.js';
 import { insertPolicyVersion } from '../src/domain/policy/put-policy.js';
-import { ORIGIN, RP_ID, useBillingService } from './support/billing-service.js';
+import { ORIGIN, quotaPlan, RP_ID, useBillingService } from './support/billing-service.js';
 import { describeEachDialect } from './support/each-dialect.js';
 
 const START = Date.UTC(2031, 2, 10, 12, 0, 0);
 const actionHashHex = computeActionHash({ type: 'role-change', role: 'admin' });
-
-function quotaPlan(quota: number): Plan {
-  return {
-    name: `quota-${quota}`,
-    currency: 'EUR',
-    currencyExponent: 2,
-    monthlyChallengeQuota: quota,
-    meters: {},
-  };
-}
 
 const policyWithTtl = (challengeTtlSeconds: number): PolicyBody => ({
   rpId: RP_ID,

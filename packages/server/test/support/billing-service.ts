@@ -38,6 +38,17 @@ export class ManualClock implements Clock {
   }
 }
 
+/** A plan with only a monthly challenge quota (no priced meters). */
+export function quotaPlan(quota: number): Plan {
+  return {
+    name: `quota-${quota}`,
+    currency: 'EUR',
+    currencyExponent: 2,
+    monthlyChallengeQuota: quota,
+    meters: {},
+  };
+}
+
 export interface Response {
   status: number;
   json: any;
