@@ -34,7 +34,9 @@ export async function setPlan(
   try {
     return await assignPlan(deps, input.tenantId, input.plan, current, from);
   } finally {
-    // After the commit (or the failure): new challenges here use the new quota from now on.
+    // After the commit (or the failure): new challenges here use the new quota from now on. Only
+    // the current period can be cached yet; a later `from` is forgotten too in case the month
+    // turned while this ran.
     deps.plans.forget(planCacheKey(input.tenantId, current.start));
     deps.plans.forget(planCacheKey(input.tenantId, from.start));
   }

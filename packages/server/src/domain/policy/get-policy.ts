@@ -9,9 +9,7 @@ export async function getPolicy(deps: Pick<Deps, 'store'>, tenantId: string): Pr
 }
 
 export async function currentPolicy(deps: Pick<Deps, 'store'>, tenantId: string): Promise<PolicyRecord> {
-  const policy = await deps.store.policies.current(tenantId);
-  if (!policy) throw notFound('the tenant policy');
-  return policy;
+  return found(await deps.store.policies.current(tenantId));
 }
 
 /**
@@ -22,7 +20,11 @@ export async function currentPolicyForChallenge(
   deps: Pick<Deps, 'store' | 'currentPolicies'>,
   tenantId: string,
 ): Promise<PolicyRecord> {
-  const policy = await deps.currentPolicies.read(tenantId, () => deps.store.policies.current(tenantId));
+  return found(await deps.currentPolicies.read(tenantId, () => deps.store.policies.current(tenantId)));
+}
+
+/** Every tenant has a policy from its creation on; none means no such tenant here. */
+function found(policy: PolicyRecord | undefined): PolicyRecord {
   if (!policy) throw notFound('the tenant policy');
   return policy;
 }
