@@ -101,7 +101,23 @@ for (const dialect of DIALECTS) {
         const { tenant, credential, challenge } = await scene(db.store);
         const other = await seedTenant(db.store, records);
         const read = await db.store.presence.readForVerify(tenant.id, challenge.id, credential.credentialId);
-        expect(read).toEqual({ challenge, credential });
+        // The credential as a presence check uses it, without the enrollment evidence.
+        const { id, tenantId, credentialId, subject, publicKeyB64Url, algorithm } = credential;
+        const { signCount, backupEligible, revokedAt } = credential;
+        expect(read).toStrictEqual({
+          challenge,
+          credential: {
+            id,
+            tenantId,
+            credentialId,
+            subject,
+            publicKeyB64Url,
+            algorithm,
+            signCount,
+            backupEligible,
+            revokedAt,
+          },
+        });
         const unknown = await db.store.presence.readForVerify(tenant.id, challenge.id, 'bm9wZQ');
         expect(unknown).toEqual({ challenge, credential: undefined });
         expect(await db.store.presence.readForVerify(tenant.id, challenge.id, null)).toEqual({

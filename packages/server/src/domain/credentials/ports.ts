@@ -45,6 +45,24 @@ export interface CredentialRecord {
   revokedAt: number | null;
 }
 
+/**
+ * What a presence check reads of a credential. The enrollment evidence (attestation object,
+ * clientDataJSON) is not among it: it can run to kilobytes for attested authenticators, stored out
+ * of line on PostgreSQL, and neither a decision nor the receipt depends on it.
+ */
+export type CredentialInUse = Pick<
+  CredentialRecord,
+  | 'id'
+  | 'tenantId'
+  | 'credentialId'
+  | 'subject'
+  | 'publicKeyB64Url'
+  | 'algorithm'
+  | 'signCount'
+  | 'backupEligible'
+  | 'revokedAt'
+>;
+
 export interface CredentialRepo {
   /** Throws UniqueViolation when the tenant already has this WebAuthn credential id. */
   insert(c: CredentialRecord): Promise<void>;

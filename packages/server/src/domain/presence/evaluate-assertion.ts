@@ -4,17 +4,17 @@ import type { Deps } from '../deps.js';
 import { decodeBase64UrlLenient } from '../encoding.js';
 import { userHandleFor } from '../credentials/user-handle.js';
 import type { ChallengeRecord } from './ports.js';
-import type { CredentialRecord } from '../credentials/ports.js';
+import type { CredentialInUse } from '../credentials/ports.js';
 import type { PolicyRecord } from '../policy/ports.js';
 import { verifyAssertion, type VerifiedAssertion } from '../webauthn/verify-assertion.js';
 
 type Assertion = Static<typeof AuthenticationResponseJSON>;
 
 export type Evaluation =
-  | { verified: true; credential: CredentialRecord; policy: PolicyRecord; assertion: VerifiedAssertion }
-  | { verified: false; decision: Denial; reason: string; credential?: CredentialRecord | undefined };
+  | { verified: true; credential: CredentialInUse; policy: PolicyRecord; assertion: VerifiedAssertion }
+  | { verified: false; decision: Denial; reason: string; credential?: CredentialInUse | undefined };
 
-function deny(decision: Denial, reason: string, credential?: CredentialRecord): Evaluation {
+function deny(decision: Denial, reason: string, credential?: CredentialInUse): Evaluation {
   return { verified: false, decision, reason, credential };
 }
 
@@ -27,7 +27,7 @@ export function presentedCredentialId(assertion: Assertion): string | null {
 /** Where the evaluation gets the challenge's policy version and the presented credential. */
 export interface EvaluationSources {
   policy(): Promise<PolicyRecord | undefined>;
-  credential(credentialId: string): Promise<CredentialRecord | undefined>;
+  credential(credentialId: string): Promise<CredentialInUse | undefined>;
 }
 
 /**
@@ -83,7 +83,7 @@ export async function evaluateAssertion(
 /** WebAuthn §7.2 steps 5–6: the credential must be allowed and belong to the user handle's owner. */
 function checkAllowed(
   challenge: ChallengeRecord,
-  credential: CredentialRecord,
+  credential: CredentialInUse,
   assertion: Assertion,
 ): string | undefined {
   if (challenge.subject !== null && credential.subject !== challenge.subject) {

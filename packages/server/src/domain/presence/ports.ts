@@ -1,7 +1,7 @@
 /** What the domain needs from storage for presence (a member of StoreTx in ../ports.ts). */
 import type { Decision } from '@presence/contract';
 import type { QuotaCounter } from '../billing/ports.js';
-import type { CredentialRecord } from '../credentials/ports.js';
+import type { CredentialInUse } from '../credentials/ports.js';
 import type { OutboxEventRecord } from '../events/ports.js';
 import type { ReceiptRecord } from '../receipts/ports.js';
 import type { UsageEventRecord } from '../usage/ports.js';
@@ -49,7 +49,7 @@ export interface ChallengeRepo {
 export interface VerifyInputs {
   challenge: ChallengeRecord;
   /** The tenant's credential with the presented WebAuthn id; undefined when there is none. */
-  credential: CredentialRecord | undefined;
+  credential: CredentialInUse | undefined;
 }
 
 /** Everything a successful verification writes, in one call (storage/presence-writes.ts). */

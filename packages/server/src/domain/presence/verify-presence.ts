@@ -5,7 +5,7 @@ import type {
   WebhookEventData,
   WebhookEventType,
 } from '@presence/contract';
-import type { CredentialRecord } from '../credentials/ports.js';
+import type { CredentialInUse } from '../credentials/ports.js';
 import type { Deps } from '../deps.js';
 import { newId } from '../ids.js';
 import { policyVersion } from '../policy/policy-cache.js';
@@ -94,7 +94,7 @@ async function settle(
 interface Denied {
   decision: Denial;
   reason: string;
-  credential?: CredentialRecord | undefined;
+  credential?: CredentialInUse | undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Receipt } from '@presence/contract';
 import { canonicalJson, sha256Hex, toB64Url, toIso } from '../encoding.js';
 import type { ChallengeRecord } from '../presence/ports.js';
-import type { CredentialRecord } from '../credentials/ports.js';
+import type { CredentialInUse } from '../credentials/ports.js';
 import type { PolicyRecord } from '../policy/ports.js';
 import type { ReceiptRecord } from './ports.js';
 import type { VerifiedAssertion } from '../webauthn/verify-assertion.js';
@@ -10,7 +10,7 @@ import type { ReceiptSigner } from './receipt-signer.js';
 export interface ReceiptFacts {
   receiptId: string;
   challenge: ChallengeRecord;
-  credential: CredentialRecord;
+  credential: CredentialInUse;
   policy: PolicyRecord;
   assertion: VerifiedAssertion;
   verifiedAt: number;

@@ -17,7 +17,7 @@ import type { Dialect } from '../open-database.js';
 import type { ChallengesTable, CredentialsTable, Database } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 import { toChallenge } from '../repos/challenges.js';
-import { toCredential } from '../repos/credentials.js';
+import { toCredentialInUse } from '../repos/credentials.js';
 import { currentTraceParent } from '../repos/outbox.js';
 import { parseJson, toFlag } from '../repos/rows.js';
 import { createChallengeWrites } from './challenge-creation.js';
@@ -60,7 +60,7 @@ function credentialOf(row: Record<string, unknown>) {
   if (row.cr_id === null || row.cr_id === undefined) return undefined;
   const credential: Record<string, unknown> = {};
   for (const [column, alias] of S.CREDENTIAL_ALIASES) credential[column] = row[alias];
-  return toCredential(credential as CredentialsTable);
+  return toCredentialInUse(credential as CredentialsTable);
 }
 
 function eventValues(e: OutboxEventRecord) {

@@ -5,31 +5,10 @@
  * open-database.ts), SQLite from its statement cache. One behavioural suite covers both dialects
  * (store-presence-hot-path.behaviour.test.ts).
  */
+import { CREDENTIAL_IN_USE_COLUMNS } from '../repos/credentials.js';
 
-const CREDENTIAL_COLUMNS = [
-  'id',
-  'tenant_id',
-  'credential_id',
-  'subject',
-  'public_key_b64url',
-  'algorithm',
-  'sign_count',
-  'aaguid',
-  'transports',
-  'backup_eligible',
-  'backed_up',
-  'attestation_format',
-  'attestation_object_b64url',
-  'client_data_json_b64url',
-  'registration_id',
-  'policy_id',
-  'created_at',
-  'last_used_at',
-  'revoked_at',
-] as const;
-
-/** The credential's columns, prefixed `cr_` so they do not collide with the challenge's. */
-export const CREDENTIAL_ALIASES = CREDENTIAL_COLUMNS.map((c) => [c, `cr_${c}`] as const);
+/** The credential's columns a presence check reads (not the enrollment evidence), prefixed `cr_` so they do not collide with the challenge's. */
+export const CREDENTIAL_ALIASES = CREDENTIAL_IN_USE_COLUMNS.map((c) => [c, `cr_${c}`] as const);
 
 /** $1 tenant, $2 challenge id, $3 WebAuthn credential id (null: none presented). */
 export const READ_FOR_VERIFY = `select ch.*, ${CREDENTIAL_ALIASES.map(([c, a]) => `cr.${c} as ${a}`).join(', ')}

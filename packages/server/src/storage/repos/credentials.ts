@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { CredentialRecord, CredentialRepo } from '../../domain/credentials/ports.js';
+import type { CredentialInUse, CredentialRecord, CredentialRepo } from '../../domain/credentials/ports.js';
 import type { PageRequest } from '../../domain/ports.js';
 import type { CredentialsTable, Database } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
@@ -98,7 +98,22 @@ function toRow(c: CredentialRecord): CredentialsTable {
   };
 }
 
-export function toCredential(row: CredentialsTable): CredentialRecord {
+/** The columns a presence check reads (CredentialInUse); the verify hot path selects only these. */
+export const CREDENTIAL_IN_USE_COLUMNS = [
+  'id',
+  'tenant_id',
+  'credential_id',
+  'subject',
+  'public_key_b64url',
+  'algorithm',
+  'sign_count',
+  'backup_eligible',
+  'revoked_at',
+] as const;
+
+export function toCredentialInUse(
+  row: Pick<CredentialsTable, (typeof CREDENTIAL_IN_USE_COLUMNS)[number]>,
+): CredentialInUse {
   return {
     id: row.id,
     tenantId: row.tenant_id,
@@ -107,9 +122,16 @@ export function toCredential(row: CredentialsTable): CredentialRecord {
     publicKeyB64Url: row.public_key_b64url,
     algorithm: row.algorithm,
     signCount: row.sign_count,
+    backupEligible: fromFlag(row.backup_eligible),
+    revokedAt: row.revoked_at,
+  };
+}
+
+export function toCredential(row: CredentialsTable): CredentialRecord {
+  return {
+    ...toCredentialInUse(row),
     aaguid: row.aaguid,
     transports: parseJson<string[]>(row.transports),
-    backupEligible: fromFlag(row.backup_eligible),
     backedUp: fromFlag(row.backed_up),
     attestationFormat: row.attestation_format,
     attestationObjectB64Url: row.attestation_object_b64url,
@@ -118,6 +140,5 @@ export function toCredential(row: CredentialsTable): CredentialRecord {
     policyId: row.policy_id,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
-    revokedAt: row.revoked_at,
   };
 }
