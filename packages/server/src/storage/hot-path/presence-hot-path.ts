@@ -14,7 +14,7 @@ import type {
   VerifiedSettlement,
 } from '../../domain/presence/ports.js';
 import type { Dialect } from '../open-database.js';
-import type { ChallengesTable, CredentialsTable, Database } from '../schema.js';
+import type { ChallengesTable, Database } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 import { toChallenge } from '../repos/challenges.js';
 import { toCredentialInUse } from '../repos/credentials.js';
@@ -58,9 +58,9 @@ export function createPresenceHotPath(db: Kysely<Database>, dialect: Dialect): P
 
 function credentialOf(row: Record<string, unknown>) {
   if (row.cr_id === null || row.cr_id === undefined) return undefined;
-  const credential: Record<string, unknown> = {};
-  for (const [column, alias] of S.CREDENTIAL_ALIASES) credential[column] = row[alias];
-  return toCredentialInUse(credential as CredentialsTable);
+  const columns: Record<string, unknown> = {};
+  for (const [column, alias] of S.CREDENTIAL_ALIASES) columns[column] = row[alias];
+  return toCredentialInUse(columns as Parameters<typeof toCredentialInUse>[0]);
 }
 
 function eventValues(e: OutboxEventRecord) {

@@ -7,7 +7,10 @@
  */
 import { CREDENTIAL_IN_USE_COLUMNS } from '../repos/credentials.js';
 
-/** The credential's columns a presence check reads (not the enrollment evidence), prefixed `cr_` so they do not collide with the challenge's. */
+/**
+ * The credential's columns a presence check reads (not the enrollment evidence), prefixed `cr_`
+ * so they do not collide with the challenge's.
+ */
 export const CREDENTIAL_ALIASES = CREDENTIAL_IN_USE_COLUMNS.map((c) => [c, `cr_${c}`] as const);
 
 /** $1 tenant, $2 challenge id, $3 WebAuthn credential id (null: none presented). */
