@@ -52,7 +52,7 @@ export interface VerifyInputs {
   credential: CredentialInUse | undefined;
 }
 
-/** Everything a successful verification writes, in one call (storage/presence-writes.ts). */
+/** Everything a successful verification writes, in one call (storage/hot-path/presence-hot-path.ts). */
 export interface VerifiedSettlement {
   /** Compare-and-set on the credential: active and still at `expectedSignCount`. */
   credentialUse: { id: string; expectedSignCount: number; signCount: number; backedUp: boolean };
