@@ -1,6 +1,9 @@
 import { sql } from 'kysely';
 import type { Store } from '../domain/ports.js';
 import { openDatabase, type DatabaseHandle, type StoreOptions } from './open-database.js';
+import { createPgSettleLanes } from './hot-path/pg-settle-lanes.js';
+import { pgVerified } from './hot-path/presence-hot-path.js';
+import { runner } from './hot-path/run-statement.js';
 import { createRepos } from './repos/create-repos.js';
 import { createSqliteGroupCommit, type GroupCommit } from './sqlite-group-commit.js';
 import { createTransactionGuard, runReadCommittedTransaction } from './transaction.js';
@@ -21,6 +24,11 @@ export function createStore({ dialect, db }: DatabaseHandle): Store {
   // SQLite: transactions waiting together share one BEGIN IMMEDIATE … COMMIT (sqlite-group-commit.ts).
   const begin: GroupCommit['run'] =
     dialect === 'sqlite' ? createSqliteGroupCommit(db).run : (fn) => runReadCommittedTransaction(db, fn);
+  // PostgreSQL: a tenant's verified settles outside a transaction go in batches (pg-settle-lanes.ts).
+  const lanes =
+    dialect === 'postgres'
+      ? createPgSettleLanes((members) => pgVerified(runner(db, dialect), members))
+      : undefined;
   return {
     dialect,
     ...createRepos(outer, dialect),
@@ -29,7 +37,7 @@ export function createStore({ dialect, db }: DatabaseHandle): Store {
     selfContainedWrites: (fn) =>
       dialect === 'sqlite'
         ? guard.run(() => begin((trx) => fn(createRepos(trx, dialect))))
-        : guard.run(() => fn(createRepos(db, dialect))),
+        : guard.run(() => fn(createRepos(db, dialect, lanes))),
     async ping() {
       await sql`select 1`.execute(outer);
     },

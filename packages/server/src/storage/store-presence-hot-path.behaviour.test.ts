@@ -42,18 +42,19 @@ for (const dialect of DIALECTS) {
         challenge: ChallengeRecord,
         credential: CredentialRecord,
         expected = 5,
+        at = AT,
       ): VerifiedSettlement {
-        const receipt = records.receipt(challenge, { credentialRef: credential.id, issuedAt: AT });
+        const receipt = records.receipt(challenge, { credentialRef: credential.id, issuedAt: at });
         return {
           credentialUse: { id: credential.id, expectedSignCount: expected, signCount: 9, backedUp: true },
-          usedAt: AT,
+          usedAt: at,
           receipt,
           usage: {
             id: records.id('use'),
             tenantId: challenge.tenantId,
             meter: 'presence.verified',
             quantity: 1,
-            occurredAt: AT,
+            occurredAt: at,
             sourceId: challenge.id,
           },
           event: {
@@ -61,10 +62,32 @@ for (const dialect of DIALECTS) {
             tenantId: challenge.tenantId,
             type: 'receipt.created',
             payload: { receiptId: receipt.id },
-            createdAt: AT,
+            createdAt: at,
           },
         };
       }
+
+      /** One tenant with `n` credentials (signCount 5), each with a pending challenge. */
+      async function crowd(store: Store, n: number) {
+        const { tenant, policy } = await seedTenant(store, records);
+        const reg = records.registration(tenant.id, policy.id);
+        await store.registrations.insert(reg);
+        const pairs: { credential: CredentialRecord; challenge: ChallengeRecord }[] = [];
+        for (let i = 0; i < n; i++) {
+          const credential = records.credential(tenant.id, reg, { signCount: 5 });
+          await store.credentials.insert(credential);
+          const challenge = records.challenge(tenant.id, policy.id);
+          await store.challenges.insert(challenge);
+          pairs.push({ credential, challenge });
+        }
+        return { tenant, policy, pairs };
+      }
+
+      /** Settles run at once, each on its own (as concurrent verifications do). */
+      const settleAtOnce = (list: VerifiedSettlement[]) =>
+        Promise.allSettled(
+          list.map((s) => db.store.selfContainedWrites((tx) => tx.presence.settleVerified(s))),
+        );
 
       /** A SIGNATURE_INVALID denial of the challenge, with its usage and event. */
       function denied(challenge: ChallengeRecord, eventId: string): DeniedSettlement {
@@ -300,6 +323,90 @@ for (const dialect of DIALECTS) {
         expect((await db.rows('outbox_events')).length).toBe(before.outbox);
         expect((await db.rows('usage_events')).length).toBe(before.usage);
         expect(await db.store.credentials.get(tenant.id, credential.id)).toEqual(before.credential);
+      });
+
+      it('settles a burst of one tenant at once: each its own outcome, receipts numbered without gaps', async () => {
+        const { tenant, policy, pairs } = await crowd(db.store, 12);
+        const twice = records.challenge(tenant.id, policy.id);
+        await db.store.challenges.insert(twice);
+        const burst = [
+          ...pairs.slice(0, 10).map(({ challenge, credential }) => verified(challenge, credential)),
+          // A stale counter.
+          verified(pairs[10]!.challenge, pairs[10]!.credential, 4),
+          // Credential 0 for a second challenge at once: whichever settles first moves the counter
+          // the other expected.
+          verified(twice, pairs[0]!.credential),
+          // Challenge 1 a second time, with another credential: one decision only.
+          verified(pairs[1]!.challenge, pairs[11]!.credential),
+        ];
+        const outcomes = (await settleAtOnce(burst)).map((r) => {
+          if (r.status === 'rejected') throw r.reason;
+          return r.value;
+        });
+        const kinds = outcomes.map((o) => o.kind);
+        expect(kinds[10]).toBe('counter-moved');
+        expect([kinds[0], kinds[11]].sort()).toEqual(['counter-moved', 'settled']);
+        expect([kinds[1], kinds[12]].sort()).toEqual(['already-decided', 'settled']);
+        const won = burst.filter((_, i) => kinds[i] === 'settled');
+        const seqs = outcomes.flatMap((o) => (o.kind === 'settled' ? [o.seq] : []));
+        expect(won).toHaveLength(10);
+        expect([...seqs].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        for (const [i, s] of won.entries()) {
+          expect(await db.store.receipts.get(tenant.id, s.receipt.id)).toEqual({
+            ...s.receipt,
+            seq: seqs[i],
+          });
+          expect(await db.store.challenges.get(tenant.id, s.receipt.challengeId)).toMatchObject({
+            status: 'verified',
+            receiptId: s.receipt.id,
+            credentialRef: s.credentialUse.id,
+          });
+        }
+        const lost = kinds[0] === 'settled' ? twice : pairs[0]!.challenge;
+        expect((await db.store.challenges.get(tenant.id, lost.id))?.status).toBe('pending');
+        expect((await db.store.credentials.get(tenant.id, pairs[10]!.credential.id))?.signCount).toBe(5);
+        // The loser of challenge 1 had a good signature, so its counter moved, as when it settles
+        // alone; the challenge did not.
+        for (const i of [1, 11]) {
+          expect((await db.store.credentials.get(tenant.id, pairs[i]!.credential.id))?.signCount).toBe(9);
+        }
+        expect(await db.store.receiptLog.lastSeq(tenant.id)).toBe(10);
+        const ours = (rows: Record<string, unknown>[]) => rows.filter((r) => r.tenant_id === tenant.id);
+        expect(ours(await db.rows('usage_events'))).toHaveLength(10);
+        const events = ours(await db.rows('outbox_events')).map((r) => r.id);
+        expect(events.sort()).toEqual(won.map((s) => s.event.id).sort());
+        for (const granularity of ['month', 'day', 'hour'] as const) {
+          const around = [T0 - 40 * 86_400_000, T0 + 40 * 86_400_000] as const;
+          const rollups = await db.store.billing.rollups.list(tenant.id, granularity, ...around);
+          expect(rollups).toEqual([expect.objectContaining({ meter: 'presence.verified', quantity: 10 })]);
+        }
+      });
+
+      it('in a burst across a sealed month, only the settles in that month are refused', async () => {
+        const { tenant, pairs } = await crowd(db.store, 4);
+        const next = Date.UTC(new Date(AT).getUTCFullYear(), new Date(AT).getUTCMonth() + 1, 1);
+        const month = Date.UTC(new Date(AT).getUTCFullYear(), new Date(AT).getUTCMonth(), 1);
+        await db.store.transaction((tx) =>
+          tx.billing.rollups.sealMonth(tenant.id, month, ['presence.verified']),
+        );
+        const at = [next - 1, next, next - 2, next + 1];
+        const burst = pairs.map(({ challenge, credential }, i) => verified(challenge, credential, 5, at[i]));
+        const results = await settleAtOnce(burst);
+        expect(
+          results.map((r) =>
+            r.status === 'rejected' ? r.reason instanceof BillingPeriodClosed : r.value.kind,
+          ),
+        ).toEqual([true, 'settled', true, 'settled']);
+        expect(await db.store.receiptLog.lastSeq(tenant.id)).toBe(2);
+        for (const i of [0, 2]) {
+          expect((await db.store.challenges.get(tenant.id, pairs[i]!.challenge.id))?.status).toBe('pending');
+          expect((await db.store.credentials.get(tenant.id, pairs[i]!.credential.id))?.signCount).toBe(5);
+        }
+        const months = await db.store.billing.rollups.list(tenant.id, 'month', month, next + 1);
+        expect(months).toEqual([
+          expect.objectContaining({ start: month, quantity: 0 }),
+          expect.objectContaining({ start: next, quantity: 2 }),
+        ]);
       });
 
       it('creates a challenge under the quota: counter, challenge, usage and rollups; nothing once full', async () => {

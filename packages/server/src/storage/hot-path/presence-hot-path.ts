@@ -21,10 +21,19 @@ import { toCredentialInUse } from '../repos/credentials.js';
 import { currentTraceParent } from '../repos/outbox.js';
 import { parseJson, toFlag } from '../repos/rows.js';
 import { createChallengeWrites } from './challenge-creation.js';
+import type { PgSettleLanes } from './pg-settle-lanes.js';
 import { buckets, pgUnlessPeriodClosed, runner, sqliteUsage, type Run } from './run-statement.js';
 import * as S from './statements.js';
 
-export function createPresenceHotPath(db: Kysely<Database>, dialect: Dialect): PresenceHotPath {
+/**
+ * `lanes` (PostgreSQL, outside a transaction): verified settles go through the tenant's batches
+ * (pg-settle-lanes.ts); without it each settle is a batch of one on `db`.
+ */
+export function createPresenceHotPath(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  lanes?: PgSettleLanes,
+): PresenceHotPath {
   const run = runner(db, dialect);
   return {
     async allowedCredentials(tenantId, subject, limit) {
@@ -49,7 +58,11 @@ export function createPresenceHotPath(db: Kysely<Database>, dialect: Dialect): P
       return { challenge: toChallenge(row as ChallengesTable), credential: credentialOf(row) };
     },
     settleVerified: (s) =>
-      mapUniqueViolation(() => (dialect === 'postgres' ? pgVerified(run, s) : sqliteVerified(run, s))),
+      mapUniqueViolation(async () => {
+        if (dialect === 'sqlite') return sqliteVerified(run, s);
+        if (lanes) return lanes.settle(s);
+        return (await pgVerified(run, [{ settlement: s, traceParent: currentTraceParent() }]))[0]!;
+      }),
     settleDenied: (s) =>
       mapUniqueViolation(() => (dialect === 'postgres' ? pgDenied(run, s) : sqliteDenied(run, s))),
     createChallenge: (c) => mapUniqueViolation(() => createChallengeWrites(run, dialect, c)),
@@ -67,10 +80,70 @@ function eventValues(e: OutboxEventRecord) {
   return [e.id, e.tenantId, e.type, JSON.stringify(e.payload ?? null), e.createdAt, currentTraceParent()];
 }
 
-async function pgVerified(run: Run, s: VerifiedSettlement): Promise<SettleOutcome> {
+/** A verified settlement on its way to PostgreSQL, with the trace its event continues. */
+export interface PgVerifiedMember {
+  settlement: VerifiedSettlement;
+  traceParent: string | null;
+}
+
+/**
+ * PostgreSQL: settles one or more verifications of ONE tenant in one statement (statements.ts
+ * PG_SETTLE_VERIFIED); the batch holds each credential and each challenge at most once
+ * (pg-settle-lanes.ts). One outcome per member, in order. A sealed month fails the whole batch with
+ * BillingPeriodClosed (of the first member's time) and writes nothing.
+ */
+export async function pgVerified(run: Run, members: readonly PgVerifiedMember[]): Promise<SettleOutcome[]> {
+  if (members.length === 1) return [await pgVerifiedOne(run, members[0]!)];
+  const column = <T>(pick: (m: PgVerifiedMember) => T) => members.map(pick);
+  const s0 = members[0]!.settlement;
+  const bucketsOf = members.map((m) => buckets(m.settlement.usage.occurredAt));
+  const { rows } = await pgUnlessPeriodClosed(s0.usage.occurredAt, () =>
+    run<{ claimed: string[]; settled: string[]; receipts: [string, number][] }>(S.PG_SETTLE_VERIFIED, [
+      s0.receipt.tenantId,
+      column((m) => m.settlement.credentialUse.id),
+      column((m) => m.settlement.credentialUse.expectedSignCount),
+      column((m) => m.settlement.credentialUse.signCount),
+      column((m) => toFlag(m.settlement.credentialUse.backedUp)),
+      column((m) => m.settlement.usedAt),
+      column((m) => m.settlement.receipt.id),
+      column((m) => m.settlement.receipt.challengeId),
+      column((m) => m.settlement.event.id),
+      column((m) => JSON.stringify(m.settlement.event.payload ?? null)),
+      column((m) => m.traceParent),
+      column((m) => m.settlement.usage.id),
+      bucketsOf.map((b) => b[0]),
+      bucketsOf.map((b) => b[1]),
+      bucketsOf.map((b) => b[2]),
+      column((m) => m.settlement.receipt.subject),
+      column((m) => m.settlement.receipt.actionHashHex),
+      column((m) => m.settlement.receipt.issuedAt),
+      column((m) => m.settlement.receipt.canonicalJson),
+      column((m) => m.settlement.receipt.hashHex),
+      column((m) => m.settlement.receipt.kid),
+      column((m) => m.settlement.receipt.signatureB64Url),
+    ]),
+  );
+  const row = rows[0]!;
+  const claimed = new Set(row.claimed);
+  const settled = new Set(row.settled);
+  const seqs = new Map(row.receipts.map(([challengeId, seq]) => [challengeId, Number(seq)]));
+  return members.map(({ settlement: s }): SettleOutcome => {
+    if (!claimed.has(s.credentialUse.id)) return { kind: 'counter-moved' };
+    if (!settled.has(s.receipt.challengeId)) return { kind: 'already-decided' };
+    const seq = seqs.get(s.receipt.challengeId);
+    if (seq === undefined) throw new Error('a settled challenge has no receipt in its batch');
+    return { kind: 'settled', seq };
+  });
+}
+
+/** PostgreSQL: one settlement alone, in the statement made for one (cheaper than a batch of one). */
+async function pgVerifiedOne(
+  run: Run,
+  { settlement: s, traceParent }: PgVerifiedMember,
+): Promise<SettleOutcome> {
   const { credentialUse: use, receipt: r } = s;
   const { rows } = await pgUnlessPeriodClosed(s.usage.occurredAt, () =>
-    run<{ claimed: number; settled: number; rollups: number; seq: number | null }>(S.PG_SETTLE_VERIFIED, [
+    run<{ claimed: number; settled: number; seq: number | null }>(S.PG_SETTLE_ONE_VERIFIED, [
       use.signCount,
       toFlag(use.backedUp),
       s.usedAt,
@@ -90,13 +163,12 @@ async function pgVerified(run: Run, s: VerifiedSettlement): Promise<SettleOutcom
       r.hashHex,
       r.kid,
       r.signatureB64Url,
-      currentTraceParent(),
+      traceParent,
     ]),
   );
   const row = rows[0]!;
   if (row.claimed === 0) return { kind: 'counter-moved' };
   if (row.settled === 0) return { kind: 'already-decided' };
-  if (row.rollups !== 3) throw new BillingPeriodClosed(s.usage.occurredAt);
   return { kind: 'settled', seq: Number(row.seq) };
 }
 

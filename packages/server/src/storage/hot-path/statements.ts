@@ -64,20 +64,25 @@ export const INSERT_RECEIPT = `insert into receipts (${RECEIPT_COLUMNS})
   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
 
 /**
- * PostgreSQL: the number of rollup rows a statement counted (3: month, day, hour), or 0 when its
- * `written` CTE wrote nothing; when it wrote but a rollup was sealed (its month is invoiced), the
- * division by zero (SQLSTATE 22012) fails the WHOLE statement, so it commits nothing even when it
- * runs on its own (autocommit). The hot path turns that error into BillingPeriodClosed.
+ * PostgreSQL: the number of rollup rows a statement's `rollup` CTE counted, which must be the number
+ * `wanted` (one per bucket the statement's usage falls in). When a rollup was sealed (its month is
+ * invoiced) it counted fewer, and the division by zero (SQLSTATE 22012) fails the WHOLE statement,
+ * so it commits nothing even when it runs on its own (autocommit). The hot path turns that error
+ * into BillingPeriodClosed.
  */
+const ROLLUPS_OR_FAIL = (wanted: string) =>
+  `(select count(*) / (count(*) = ${wanted})::int from rollup)::int`;
+
+/** The rule above for a statement that counts one unit, if its `written` CTE wrote: month, day, hour. */
 const ALL_ROLLUPS_OR_FAIL = (written: string) =>
-  `(select count(*) / (count(*) = 3 or not exists (select 1 from ${written}))::int from rollup)::int`;
+  ROLLUPS_OR_FAIL(`(case when exists (select 1 from ${written}) then 3 else 0 end)`);
 
 /** SQLSTATE of the failure above. */
 export const PG_ROLLUP_SEALED_SQLSTATE = '22012';
 
 /**
- * PostgreSQL: a successful verification's whole write set in ONE statement, run inside the
- * caller's transaction. The challenge is settled only if the counter compare-and-set matched, and
+ * PostgreSQL: ONE successful verification's whole write set in one statement (a batch of one;
+ * PG_SETTLE_VERIFIED below takes several). The challenge is settled only if the counter compare-and-set matched, and
  * everything else only if the challenge was still pending; the per-tenant rows (rollups, receipt
  * sequence) are touched by this statement alone, right before COMMIT.
  * $1 signCount, $2 backedUp, $3 at, $4 credential row id, $5 expected signCount,
@@ -86,7 +91,7 @@ export const PG_ROLLUP_SEALED_SQLSTATE = '22012';
  * $15 subject, $16 action hash, $17 issued_at, $18 canonical JSON, $19 hash, $20 kid, $21 signature,
  * $22 the event's trace parent.
  */
-export const PG_SETTLE_VERIFIED = `with cas as (
+export const PG_SETTLE_ONE_VERIFIED = `with cas as (
     update credentials set sign_count = $1, backed_up = $2, last_used_at = $3
      where id = $4 and revoked_at is null and sign_count = $5
     returning id),
@@ -121,6 +126,93 @@ export const PG_SETTLE_VERIFIED = `with cas as (
   select (select count(*) from cas)::int as claimed, (select count(*) from settled)::int as settled,
          (select count(*) from event)::int as events, (select count(*) from usage)::int as usages,
          ${ALL_ROLLUPS_OR_FAIL('settled')} as rollups, (select seq from receipt) as seq`;
+
+/**
+ * PostgreSQL: the whole write set of one or more successful verifications of ONE tenant in ONE
+ * statement (pg-settle-lanes.ts batches them; a settle inside a transaction is a batch of one).
+ * Each member is independent: its challenge is settled only if its own counter compare-and-set
+ * matched, and its receipt, usage and event are written only if its challenge was still pending.
+ * A batch holds each credential and each challenge at most once. Rows are locked in one order by
+ * every batch: credentials by id, challenges by id, rollups month → day → hour, then the tenant's
+ * receipt sequence, taken once for the batch and last, right before COMMIT; receipts are numbered
+ * in member order. A sealed rollup fails the whole statement (ROLLUPS_OR_FAIL), so nothing commits.
+ * The final select reads the CTEs in that order (PostgreSQL runs a CTE when it is first read).
+ * $1 tenant; then one array per column, member i at index i:
+ * $2 credential row id, $3 expected signCount, $4 new signCount, $5 backedUp (0/1), $6 used_at,
+ * $7 receipt id, $8 challenge id, $9 event id, $10 event payload JSON, $11 the event's trace parent
+ * (null: none), $12 usage id, $13 month, $14 day, $15 hour, $16 subject, $17 action hash,
+ * $18 issued_at, $19 canonical JSON, $20 hash, $21 kid, $22 signature.
+ * Returns the credential ids claimed, the challenge ids settled and [challenge id, seq] per receipt.
+ */
+export const PG_SETTLE_VERIFIED = `with m as (
+    select * from unnest($2::text[], $3::bigint[], $4::bigint[], $5::smallint[], $6::bigint[], $7::text[],
+                         $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[],
+                         $14::bigint[], $15::bigint[], $16::text[], $17::text[], $18::bigint[], $19::text[],
+                         $20::text[], $21::text[], $22::text[]) with ordinality
+      as m (credential_id, expected_sign_count, sign_count, backed_up, used_at, receipt_id, challenge_id,
+            event_id, payload, trace_parent, usage_id, month, day, hour, subject, action_hash_hex, issued_at,
+            canonical_json, hash_hex, kid, signature_b64url, n)),
+  claimable as materialized (
+    select c.id from credentials c
+     where c.tenant_id = $1 and c.id in (select credential_id from m)
+     order by c.id for update),
+  cas as (
+    update credentials c set sign_count = m.sign_count, backed_up = m.backed_up, last_used_at = m.used_at
+      from m
+     where c.id = m.credential_id and c.id in (select id from claimable)
+       and c.revoked_at is null and c.sign_count = m.expected_sign_count
+    returning c.id),
+  settleable as materialized (
+    select ch.id from challenges ch
+     where ch.tenant_id = $1 and ch.status = 'pending'
+       and ch.id in (select challenge_id from m where credential_id in (select id from cas))
+     order by ch.id for update),
+  settled as (
+    update challenges ch set status = 'verified', used_at = m.used_at, decision = 'PRESENCE_VERIFIED',
+           reason = null, receipt_id = m.receipt_id, credential_ref = m.credential_id
+      from m
+     where ch.tenant_id = $1 and ch.id = m.challenge_id and ch.status = 'pending'
+       and ch.id in (select id from settleable)
+    returning ch.id),
+  ok as (
+    select m.*, row_number() over (order by m.n) as k, count(*) over () as total
+      from m where m.challenge_id in (select id from settled)),
+  event as (
+    insert into outbox_events (id, tenant_id, type, payload, created_at, trace_parent)
+    select event_id, $1, 'receipt.created', payload, used_at, trace_parent from ok order by k
+    returning id),
+  usage as (
+    insert into usage_events (id, tenant_id, meter, quantity, occurred_at, source_id)
+    select usage_id, $1, 'presence.verified', 1, used_at, challenge_id from ok order by k
+    returning id),
+  buckets as (
+    select b.rank, b.granularity, b.bucket_start, count(*) as quantity
+      from ok cross join lateral (values (0, 'month', ok.month), (1, 'day', ok.day), (2, 'hour', ok.hour))
+           as b (rank, granularity, bucket_start)
+     group by b.rank, b.granularity, b.bucket_start),
+  rollup as (
+    insert into usage_rollups (tenant_id, granularity, bucket_start, meter, quantity, sealed)
+    select $1, granularity, bucket_start, 'presence.verified', quantity, 0 from buckets
+     order by rank, bucket_start
+    on conflict (tenant_id, granularity, bucket_start, meter)
+    do update set quantity = usage_rollups.quantity + excluded.quantity where usage_rollups.sealed = 0
+    returning granularity),
+  seq as (
+    insert into tenant_counters (tenant_id, name, value)
+    select $1, 'receipts', count(*) from ok having count(*) > 0
+    on conflict (tenant_id, name) do update set value = tenant_counters.value + excluded.value
+    returning value),
+  receipt as (
+    insert into receipts (${RECEIPT_COLUMNS})
+    select ok.receipt_id, $1, ok.challenge_id, ok.credential_id, ok.subject, ok.action_hash_hex, ok.issued_at,
+           ok.canonical_json, ok.hash_hex, ok.kid, ok.signature_b64url, seq.value - ok.total + ok.k
+      from ok cross join seq order by ok.k
+    returning challenge_id, seq)
+  select (select coalesce(array_agg(id), '{}') from cas) as claimed,
+         (select coalesce(array_agg(id), '{}') from settled) as settled,
+         (select count(*) from event)::int as events, (select count(*) from usage)::int as usages,
+         ${ROLLUPS_OR_FAIL('(select count(*) from buckets)')} as rollups,
+         (select coalesce(json_agg(json_build_array(challenge_id, seq)), '[]') from receipt) as receipts`;
 
 /**
  * PostgreSQL: a denial's write set in one statement. $1 status, $2 used_at, $3 decision,
@@ -209,6 +301,7 @@ const HOT_STATEMENTS = {
   ADD_TO_ROLLUPS,
   NEXT_RECEIPT_SEQ,
   INSERT_RECEIPT,
+  PG_SETTLE_ONE_VERIFIED,
   PG_SETTLE_VERIFIED,
   PG_SETTLE_DENIED,
   INSERT_CHALLENGE,

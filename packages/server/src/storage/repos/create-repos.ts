@@ -3,6 +3,7 @@ import type { StoreTx } from '../../domain/ports.js';
 import type { Dialect } from '../open-database.js';
 import type { Database } from '../schema.js';
 import { createPresenceHotPath } from '../hot-path/presence-hot-path.js';
+import type { PgSettleLanes } from '../hot-path/pg-settle-lanes.js';
 import { createApiKeyRepo } from './api-keys.js';
 import { createBillingRepos } from './billing-repos.js';
 import { createChallengeRepo } from './challenges.js';
@@ -23,8 +24,11 @@ import { createTenantRepo } from './tenants.js';
 import { createUsageRepo } from './usage.js';
 import { createWebhookRepos } from './webhook-repos.js';
 
-/** Every repo over one Kysely handle: the store's own, or a transaction's. Same queries in both dialects. */
-export function createRepos(db: Kysely<Database>, dialect: Dialect): StoreTx {
+/**
+ * Every repo over one Kysely handle: the store's own, or a transaction's. Same queries in both
+ * dialects. `settleLanes`: PostgreSQL's batched verified settles, for a handle outside a transaction.
+ */
+export function createRepos(db: Kysely<Database>, dialect: Dialect, settleLanes?: PgSettleLanes): StoreTx {
   return {
     tenants: createTenantRepo(db),
     apiKeys: createApiKeyRepo(db),
@@ -32,7 +36,7 @@ export function createRepos(db: Kysely<Database>, dialect: Dialect): StoreTx {
     registrations: createRegistrationRepo(db),
     credentials: createCredentialRepo(db),
     challenges: createChallengeRepo(db),
-    presence: createPresenceHotPath(db, dialect),
+    presence: createPresenceHotPath(db, dialect, settleLanes),
     receipts: createReceiptRepo(db),
     signingKeys: createSigningKeyRepo(db),
     outbox: createOutboxRepo(db),
