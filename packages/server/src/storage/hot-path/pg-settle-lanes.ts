@@ -1,7 +1,7 @@
 /**
  * PostgreSQL: the verified settles of one tenant leave this process one batch at a time, each batch
- * ONE statement (statements.ts PG_SETTLE_VERIFIED), committed on its own before any member is
- * answered. While a tenant's batch is in flight, the tenant's next settles wait here and go
+ * ONE statement (statements.ts PG_SETTLE_VERIFIED; PG_SETTLE_ONE_VERIFIED for a batch of one),
+ * committed on its own before any member is answered. While a tenant's batch is in flight, the tenant's next settles wait here and go
  * together in the next batch. So a busy tenant's verifications no longer queue inside PostgreSQL
  * on its per-tenant rows (receipt sequence, usage rollups) one statement at a time: they take those
  * rows once per batch, and share one commit (one WAL flush) and one round trip. An idle tenant's

@@ -81,10 +81,11 @@ const ALL_ROLLUPS_OR_FAIL = (written: string) =>
 export const PG_ROLLUP_SEALED_SQLSTATE = '22012';
 
 /**
- * PostgreSQL: ONE successful verification's whole write set in one statement (a batch of one;
- * PG_SETTLE_VERIFIED below takes several). The challenge is settled only if the counter compare-and-set matched, and
- * everything else only if the challenge was still pending; the per-tenant rows (rollups, receipt
- * sequence) are touched by this statement alone, right before COMMIT.
+ * PostgreSQL: ONE successful verification's whole write set in one statement, for a settle that
+ * runs alone (PG_SETTLE_VERIFIED below takes a batch of several). The challenge is settled only if
+ * the counter compare-and-set matched, and everything else only if the challenge was still pending;
+ * the per-tenant rows (rollups, receipt sequence) are touched by this statement alone, right before
+ * COMMIT.
  * $1 signCount, $2 backedUp, $3 at, $4 credential row id, $5 expected signCount,
  * $6 receipt id, $7 tenant, $8 challenge id, $9 event id, $10 event payload JSON,
  * $11 usage id, $12 month, $13 day, $14 hour,
@@ -128,8 +129,8 @@ export const PG_SETTLE_ONE_VERIFIED = `with cas as (
          ${ALL_ROLLUPS_OR_FAIL('settled')} as rollups, (select seq from receipt) as seq`;
 
 /**
- * PostgreSQL: the whole write set of one or more successful verifications of ONE tenant in ONE
- * statement (pg-settle-lanes.ts batches them; a settle inside a transaction is a batch of one).
+ * PostgreSQL: the whole write set of several successful verifications of ONE tenant in ONE
+ * statement (pg-settle-lanes.ts batches them; a settle alone uses PG_SETTLE_ONE_VERIFIED above).
  * Each member is independent: its challenge is settled only if its own counter compare-and-set
  * matched, and its receipt, usage and event are written only if its challenge was still pending.
  * A batch holds each credential and each challenge at most once. Rows are locked in one order by
