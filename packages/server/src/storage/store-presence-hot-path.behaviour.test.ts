@@ -8,6 +8,7 @@ import { BillingPeriodClosed } from '../domain/billing/ports.js';
 import type { CredentialRecord } from '../domain/credentials/ports.js';
 import type { ChallengeRecord, DeniedSettlement, VerifiedSettlement } from '../domain/presence/ports.js';
 import type { Store } from '../domain/ports.js';
+import { openStore } from './open-store.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
 import { DIALECTS, openTestStore, pgAvailable, type TestStore } from './testing.js';
 
@@ -379,6 +380,41 @@ for (const dialect of DIALECTS) {
           const around = [T0 - 40 * 86_400_000, T0 + 40 * 86_400_000] as const;
           const rollups = await db.store.billing.rollups.list(tenant.id, granularity, ...around);
           expect(rollups).toEqual([expect.objectContaining({ meter: 'presence.verified', quantity: 10 })]);
+        }
+      });
+
+      it('two stores (as two processes) settling crossing bursts for one tenant neither deadlock nor decide twice', async () => {
+        const second = await openStore(db.options);
+        try {
+          for (let round = 0; round < 3; round++) {
+            const { tenant, policy, pairs } = await crowd(db.store, 8);
+            // Each credential is offered twice, once through each store, in opposite orders, so the
+            // two stores' batches want the same rows in crossing order.
+            const others: ChallengeRecord[] = [];
+            for (let i = 0; i < pairs.length; i++) {
+              const other = records.challenge(tenant.id, policy.id);
+              await db.store.challenges.insert(other);
+              others.push(other);
+            }
+            const viaFirst = pairs.map(({ challenge, credential }) => verified(challenge, credential));
+            const viaSecond = pairs.map(({ credential }, i) => verified(others[i]!, credential)).reverse();
+            const [first, other] = await Promise.all([
+              settleAtOnce(viaFirst),
+              Promise.allSettled(
+                viaSecond.map((x) => second.selfContainedWrites((tx) => tx.presence.settleVerified(x))),
+              ),
+            ]);
+            const kinds = [...first, ...other].map((r) => {
+              if (r.status === 'rejected') throw r.reason;
+              return r.value;
+            });
+            const seqs = kinds.flatMap((o) => (o.kind === 'settled' ? [o.seq] : []));
+            expect(kinds.filter((o) => o.kind === 'counter-moved')).toHaveLength(8);
+            expect(seqs.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+            expect(await db.store.receiptLog.lastSeq(tenant.id)).toBe(8);
+          }
+        } finally {
+          await second.close();
         }
       });
 
