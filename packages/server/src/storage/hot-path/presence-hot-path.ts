@@ -88,7 +88,8 @@ export interface PgVerifiedMember {
 
 /**
  * PostgreSQL: settles one or more verifications of ONE tenant in one statement (statements.ts
- * PG_SETTLE_VERIFIED); the batch holds each credential and each challenge at most once
+ * PG_SETTLE_VERIFIED, or PG_SETTLE_ONE_VERIFIED for one alone); the batch holds each credential
+ * and each challenge at most once
  * (pg-settle-lanes.ts). One outcome per member, in order. A sealed month fails the whole batch with
  * BillingPeriodClosed (of the first member's time) and writes nothing.
  */
