@@ -70,9 +70,10 @@ export interface Store extends StoreTx {
    * per-tenant rows a statement locks are free at its end, not after another round trip for
    * COMMIT. Only for work whose every write is ONE self-contained statement (a compare-and-set
    * that writes all or nothing), so that stopping between two statements leaves nothing half
-   * done: the verify settle. SQLite runs `fn` as a transaction (it groups commits anyway). Inside
-   * an idempotent request it is that request's one transaction, like `transaction`.
-   * docs/adr/0010-verify-hot-path.md.
+   * done: the verify settle, the challenge creation. SQLite alike, with each of the hot path's
+   * write sets as one atomic program on its writer thread (an in-memory database runs `fn` as one
+   * transaction). Inside an idempotent request it is that request's one transaction, like
+   * `transaction`. docs/adr/0010-verify-hot-path.md, docs/adr/0017-sqlite-writer-thread.md.
    */
   selfContainedWrites<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   ping(): Promise<void>;

@@ -10,6 +10,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDial
 import pg from 'pg';
 import { PREPARED_NAMES } from './hot-path/statements.js';
 import type { Database } from './schema.js';
+import { createSqliteWriter, withWriterGate, type SqliteWriter } from './sqlite-writer.js';
 import { withUnavailableErrors } from './unavailable-dialect.js';
 import { tracedDialect } from './traced-dialect.js';
 
@@ -44,6 +45,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface DatabaseHandle {
   dialect: Dialect;
   db: Kysely<Database>;
+  /** SQLite with the writer thread on: where the hot path's writes go. */
+  sqliteWriter?: SqliteWriter | undefined;
 }
 
 const DEFAULT_POOL_SIZE = 10;
@@ -54,10 +57,7 @@ const PG_INT8_OID = 20;
 export async function openDatabase(options: StoreOptions): Promise<DatabaseHandle> {
   const url = options.databaseUrl;
   if (url === undefined || url === '') {
-    return {
-      dialect: 'sqlite',
-      db: openSqlite(options.sqlitePath, options.sqliteBusyTimeoutMs, options.tracer),
-    };
+    return openSqlite(options);
   }
   if (!/^postgres(ql)?:\/\//.test(url)) {
     throw new Error('databaseUrl must start with postgres:// or postgresql://');
@@ -70,13 +70,11 @@ export async function openDatabase(options: StoreOptions): Promise<DatabaseHandl
  * writer; synchronous=FULL fsyncs the WAL on every commit, so a returned receipt survives a power
  * loss; busy_timeout makes a second process wait for the write lock instead of failing at once.
  */
-function openSqlite(
-  path: string,
-  busyTimeoutMs: number | undefined,
-  tracer: Tracer | undefined,
-): Kysely<Database> {
+function openSqlite(options: StoreOptions): DatabaseHandle {
+  const path = options.sqlitePath;
+  const busyTimeoutMs = options.sqliteBusyTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   mkdirSync(dirname(path), { recursive: true });
-  const database = new SqliteDatabase(path, { timeout: busyTimeoutMs ?? DEFAULT_TIMEOUT_MS });
+  const database = new SqliteDatabase(path, { timeout: busyTimeoutMs });
   try {
     const mode: unknown = database.pragma('journal_mode = WAL', { simple: true });
     if (mode !== 'wal') throw new Error(`SQLite refused WAL journal mode for ${path} (got ${String(mode)})`);
@@ -86,10 +84,22 @@ function openSqlite(
     database.close();
     throw error;
   }
-  const dialect = new SqliteDialect({ database: withStatementCache(database) });
-  return new Kysely<Database>({
-    dialect: traced(withUnavailableErrors(dialect, 'sqlite'), tracer, 'sqlite'),
+  const cached = withStatementCache(database);
+  let dialect: KyselyDialect = new SqliteDialect({ database: cached });
+  // A second connection needs a file: an in-memory database keeps its writes on the main thread.
+  const sqliteWriter = database.memory ? undefined : createSqliteWriter(path, busyTimeoutMs, options.tracer);
+  if (sqliteWriter) {
+    dialect = withWriterGate(dialect, sqliteWriter, {
+      get inTransaction() {
+        return database.inTransaction;
+      },
+      prepare: cached.prepare,
+    });
+  }
+  const db = new Kysely<Database>({
+    dialect: traced(withUnavailableErrors(dialect, 'sqlite'), options.tracer, 'sqlite'),
   });
+  return { dialect: 'sqlite', db, sqliteWriter };
 }
 
 function traced(dialect: KyselyDialect, tracer: Tracer | undefined, system: 'sqlite' | 'postgresql') {

@@ -4,7 +4,7 @@ import { openDatabase, type DatabaseHandle, type StoreOptions } from './open-dat
 import { createPgSettleLanes } from './hot-path/pg-settle-lanes.js';
 import { pgVerified } from './hot-path/presence-hot-path.js';
 import { runner } from './hot-path/run-statement.js';
-import { createRepos } from './repos/create-repos.js';
+import { createRepos, type HotPathLanes } from './repos/create-repos.js';
 import { createSqliteGroupCommit, type GroupCommit } from './sqlite-group-commit.js';
 import { createTransactionGuard, runReadCommittedTransaction } from './transaction.js';
 
@@ -18,24 +18,28 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return createStore(await openDatabase(options));
 }
 
-export function createStore({ dialect, db }: DatabaseHandle): Store {
+export function createStore({ dialect, db, sqliteWriter }: DatabaseHandle): Store {
   const guard = createTransactionGuard();
   const outer = db.withPlugin(guard.plugin);
   // SQLite: transactions waiting together share one BEGIN IMMEDIATE … COMMIT (sqlite-group-commit.ts).
   const begin: GroupCommit['run'] =
-    dialect === 'sqlite' ? createSqliteGroupCommit(db).run : (fn) => runReadCommittedTransaction(db, fn);
+    dialect === 'sqlite'
+      ? createSqliteGroupCommit(db, sqliteWriter).run
+      : (fn) => runReadCommittedTransaction(db, fn);
   // PostgreSQL: a tenant's verified settles outside a transaction go in batches (pg-settle-lanes.ts).
-  const lanes =
+  const lanes: HotPathLanes =
     dialect === 'postgres'
-      ? createPgSettleLanes((members) => pgVerified(runner(db, dialect), members))
-      : undefined;
+      ? { pgSettles: createPgSettleLanes((members) => pgVerified(runner(db, dialect), members)) }
+      : { sqliteWriter };
   return {
     dialect,
     ...createRepos(outer, dialect),
     transaction: (fn) => guard.run(() => begin((trx) => fn(createRepos(trx, dialect)))),
-    // PostgreSQL: each statement its own transaction (autocommit), on the unguarded handle.
+    // Each statement its own transaction, on the unguarded handle: PostgreSQL in autocommit (a
+    // tenant's settles in batches), SQLite with the hot path's writes on the writer thread. SQLite
+    // without that thread runs `fn` as one transaction of the group commit.
     selfContainedWrites: (fn) =>
-      dialect === 'sqlite'
+      dialect === 'sqlite' && sqliteWriter === undefined
         ? guard.run(() => begin((trx) => fn(createRepos(trx, dialect))))
         : guard.run(() => fn(createRepos(db, dialect, lanes))),
     async ping() {

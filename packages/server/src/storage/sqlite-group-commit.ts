@@ -12,12 +12,15 @@
  * Members run strictly one at a time on the one connection, so the batch is equivalent to the
  * same transactions committed serially; a second process still waits on the write lock
  * (busy_timeout). Each member runs in its caller's async context (traces, the store guard).
+ * With the writer thread (sqlite-writer.ts), a batch first waits at its gate, so the two
+ * connections of this process never wait for each other's write lock.
  * docs/adr/0013-sqlite-group-commit.md has the measurements and the reasons.
  */
 import { AsyncResource } from 'node:async_hooks';
 import { CompiledQuery, type Kysely } from 'kysely';
 import { DomainError } from '../domain/errors.js';
 import type { Database } from './schema.js';
+import type { SqliteWriter } from './sqlite-writer.js';
 import { databaseUnavailable } from './unavailable-dialect.js';
 
 /** Members of one batch at most; a longer queue is served by the next batch. */
@@ -42,7 +45,7 @@ const SAVEPOINT = CompiledQuery.raw('savepoint member');
 const RELEASE = CompiledQuery.raw('release member');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to member');
 
-export function createSqliteGroupCommit(db: Kysely<Database>): GroupCommit {
+export function createSqliteGroupCommit(db: Kysely<Database>, writer?: SqliteWriter): GroupCommit {
   const queue: Member[] = [];
   let scheduled = false;
   // Batches start from the context the store was opened in, not from their first member's request.
@@ -57,6 +60,7 @@ export function createSqliteGroupCommit(db: Kysely<Database>): GroupCommit {
 
   const runBatch = async () => {
     const taken: Member[] = [];
+    await writer?.enter();
     try {
       await db.connection().execute(async (conn) => {
         try {
@@ -73,6 +77,7 @@ export function createSqliteGroupCommit(db: Kysely<Database>): GroupCommit {
       const failed = taken.length > 0 ? taken : queue.splice(0, GROUP_COMMIT_MAX_MEMBERS);
       for (const member of failed) member.reject(error); // no-op for members already answered
     } finally {
+      writer?.leave();
       scheduled = false;
       if (queue.length > 0) schedule();
     }

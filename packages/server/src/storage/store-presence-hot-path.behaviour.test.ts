@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BillingPeriodClosed } from '../domain/billing/ports.js';
 import type { CredentialRecord } from '../domain/credentials/ports.js';
 import type { ChallengeRecord, DeniedSettlement, VerifiedSettlement } from '../domain/presence/ports.js';
-import type { Store } from '../domain/ports.js';
+import type { Store, StoreTx } from '../domain/ports.js';
 import { openStore } from './open-store.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
 import { DIALECTS, openTestStore, pgAvailable, type TestStore } from './testing.js';
@@ -187,94 +187,146 @@ for (const dialect of DIALECTS) {
         expect(await db.store.presence.allowedCredentials(tenant.id, 'nobody', 100)).toEqual([]);
       });
 
-      it('settles a verification: counter, challenge, receipt with the next seq, usage, rollups, event', async () => {
-        const { tenant, credential, challenge } = await scene(db.store);
-        const s = verified(challenge, credential);
-        const outcome = await db.store.transaction((tx) => tx.presence.settleVerified(s));
-        expect(outcome).toEqual({ kind: 'settled', seq: 1 });
-        expect(await db.store.challenges.get(tenant.id, challenge.id)).toMatchObject({
-          status: 'verified',
-          usedAt: AT,
-          decision: 'PRESENCE_VERIFIED',
-          reason: null,
-          receiptId: s.receipt.id,
-          credentialRef: credential.id,
-        });
-        expect(await db.store.credentials.get(tenant.id, credential.id)).toMatchObject({
-          signCount: 9,
-          backedUp: true,
-          lastUsedAt: AT,
-        });
-        expect(await db.store.receipts.get(tenant.id, s.receipt.id)).toEqual({ ...s.receipt, seq: 1 });
-        expect(await db.store.receiptLog.lastSeq(tenant.id)).toBe(1);
-        const hours = await db.store.billing.rollups.list(tenant.id, 'hour', T0 - 3_600_000, T0 + 3_600_000);
-        expect(hours).toEqual([expect.objectContaining({ meter: 'presence.verified', quantity: 1 })]);
-        const second = await scene(db.store);
-        const next = verified(second.challenge, second.credential);
-        expect(await db.store.transaction((tx) => tx.presence.settleVerified(next))).toMatchObject({
-          kind: 'settled',
-        });
-      });
+      // The write sets inside a transaction (the main connection), and on their own (SQLite's
+      // writer thread; PostgreSQL's autocommit and settle batches): the same outcomes both ways.
+      for (const how of ['in a transaction', 'on their own'] as const) {
+        describe(how, () => {
+          const write = <T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> =>
+            how === 'in a transaction' ? db.store.transaction(fn) : db.store.selfContainedWrites(fn);
 
-      it('writes nothing when the counter moved, and reports a decided challenge', async () => {
-        const { tenant, credential, challenge } = await scene(db.store);
-        const moved = await db.store.transaction((tx) =>
-          tx.presence.settleVerified(verified(challenge, credential, 4)),
-        );
-        expect(moved).toEqual({ kind: 'counter-moved' });
-        expect((await db.store.challenges.get(tenant.id, challenge.id))?.status).toBe('pending');
-        expect(await db.store.receiptLog.lastSeq(tenant.id)).toBe(0);
-        await db.store.credentials.revoke(tenant.id, credential.id, AT);
-        const revoked = await db.store.transaction((tx) =>
-          tx.presence.settleVerified(verified(challenge, credential)),
-        );
-        expect(revoked).toEqual({ kind: 'counter-moved' });
+          it('settles a verification: counter, challenge, receipt with the next seq, usage, rollups, event', async () => {
+            const { tenant, credential, challenge } = await scene(db.store);
+            const s = verified(challenge, credential);
+            const outcome = await write((tx) => tx.presence.settleVerified(s));
+            expect(outcome).toEqual({ kind: 'settled', seq: 1 });
+            expect(await db.store.challenges.get(tenant.id, challenge.id)).toMatchObject({
+              status: 'verified',
+              usedAt: AT,
+              decision: 'PRESENCE_VERIFIED',
+              reason: null,
+              receiptId: s.receipt.id,
+              credentialRef: credential.id,
+            });
+            expect(await db.store.credentials.get(tenant.id, credential.id)).toMatchObject({
+              signCount: 9,
+              backedUp: true,
+              lastUsedAt: AT,
+            });
+            expect(await db.store.receipts.get(tenant.id, s.receipt.id)).toEqual({ ...s.receipt, seq: 1 });
+            expect(await db.store.receiptLog.lastSeq(tenant.id)).toBe(1);
+            const hours = await db.store.billing.rollups.list(
+              tenant.id,
+              'hour',
+              T0 - 3_600_000,
+              T0 + 3_600_000,
+            );
+            expect(hours).toEqual([expect.objectContaining({ meter: 'presence.verified', quantity: 1 })]);
+            const second = await scene(db.store);
+            const next = verified(second.challenge, second.credential);
+            expect(await write((tx) => tx.presence.settleVerified(next))).toMatchObject({
+              kind: 'settled',
+            });
+          });
 
-        const fresh = await scene(db.store);
-        await db.store.challenges.settle(fresh.tenant.id, fresh.challenge.id, {
-          status: 'denied',
-          usedAt: AT,
-          decision: 'USER_NOT_VERIFIED',
-          reason: 'x',
-          receiptId: null,
-          credentialRef: null,
+          it('writes nothing when the counter moved, and reports a decided challenge', async () => {
+            const { tenant, credential, challenge } = await scene(db.store);
+            const moved = await write((tx) => tx.presence.settleVerified(verified(challenge, credential, 4)));
+            expect(moved).toEqual({ kind: 'counter-moved' });
+            expect((await db.store.challenges.get(tenant.id, challenge.id))?.status).toBe('pending');
+            expect(await db.store.receiptLog.lastSeq(tenant.id)).toBe(0);
+            await db.store.credentials.revoke(tenant.id, credential.id, AT);
+            const revoked = await write((tx) => tx.presence.settleVerified(verified(challenge, credential)));
+            expect(revoked).toEqual({ kind: 'counter-moved' });
+
+            const fresh = await scene(db.store);
+            await db.store.challenges.settle(fresh.tenant.id, fresh.challenge.id, {
+              status: 'denied',
+              usedAt: AT,
+              decision: 'USER_NOT_VERIFIED',
+              reason: 'x',
+              receiptId: null,
+              credentialRef: null,
+            });
+            const decided = await write((tx) =>
+              tx.presence.settleVerified(verified(fresh.challenge, fresh.credential)),
+            );
+            expect(decided).toEqual({ kind: 'already-decided' });
+          });
+
+          it('settles a denial once: challenge, usage, rollups and event; a second call changes nothing', async () => {
+            const { tenant, challenge } = await scene(db.store);
+            const denial = (id: string) => denied(challenge, id);
+            expect(await write((tx) => tx.presence.settleDenied(denial(records.id('evt'))))).toBe('settled');
+            expect(await db.store.challenges.get(tenant.id, challenge.id)).toMatchObject({
+              status: 'denied',
+              decision: 'SIGNATURE_INVALID',
+              reason: 'bad signature',
+            });
+            expect(await write((tx) => tx.presence.settleDenied(denial(records.id('evt'))))).toBe(
+              'already-decided',
+            );
+            const hours = await db.store.billing.rollups.list(
+              tenant.id,
+              'hour',
+              T0 - 3_600_000,
+              T0 + 3_600_000,
+            );
+            expect(hours).toEqual([expect.objectContaining({ meter: 'presence.denied', quantity: 1 })]);
+          });
+
+          it('refuses to count in a sealed month, and rolls back with it', async () => {
+            const { tenant, credential, challenge } = await scene(db.store);
+            const month = Date.UTC(new Date(AT).getUTCFullYear(), new Date(AT).getUTCMonth(), 1);
+            await write((tx) => tx.billing.rollups.sealMonth(tenant.id, month, ['presence.verified']));
+            await expect(
+              write((tx) => tx.presence.settleVerified(verified(challenge, credential))),
+            ).rejects.toBeInstanceOf(BillingPeriodClosed);
+            expect((await db.store.challenges.get(tenant.id, challenge.id))?.status).toBe('pending');
+            expect(await db.store.receiptLog.lastSeq(tenant.id)).toBe(0);
+          });
+
+          it('creates a challenge under the quota: counter, challenge, usage and rollups; nothing once full', async () => {
+            const { tenant, policy } = await seedTenant(db.store, records);
+            const create = (limit: number | null) => {
+              const challenge = records.challenge(tenant.id, policy.id, { createdAt: AT });
+              const usage = {
+                id: records.id('use'),
+                tenantId: tenant.id,
+                meter: 'challenges.created',
+                quantity: 1,
+                occurredAt: AT,
+                sourceId: challenge.id,
+              };
+              const made = write(async (tx) => {
+                const counter = await tx.presence.createChallenge({
+                  challenge,
+                  usage,
+                  quota: { periodStart: T0, limit },
+                });
+                if (!counter) throw new Error('quota full');
+                return counter;
+              });
+              return { challenge, made };
+            };
+            const first = create(2);
+            expect(await first.made).toEqual({ used: 1, threshold80At: null, threshold100At: null });
+            expect(await db.store.challenges.get(tenant.id, first.challenge.id)).toEqual(first.challenge);
+            expect((await create(2).made).used).toBe(2);
+            const full = create(2);
+            await expect(full.made).rejects.toThrow('quota full');
+            expect(await db.store.challenges.get(tenant.id, full.challenge.id)).toBeUndefined();
+            expect(await db.store.billing.quotas.get(tenant.id, T0)).toMatchObject({ used: 2 });
+            expect((await create(null).made).used).toBe(3);
+            const hours = await db.store.billing.rollups.list(
+              tenant.id,
+              'hour',
+              T0 - 3_600_000,
+              T0 + 3_600_000,
+            );
+            expect(hours).toEqual([expect.objectContaining({ meter: 'challenges.created', quantity: 3 })]);
+          });
         });
-        const decided = await db.store.transaction((tx) =>
-          tx.presence.settleVerified(verified(fresh.challenge, fresh.credential)),
-        );
-        expect(decided).toEqual({ kind: 'already-decided' });
-      });
-
-      it('settles a denial once: challenge, usage, rollups and event; a second call changes nothing', async () => {
-        const { tenant, challenge } = await scene(db.store);
-        const denial = (id: string) => denied(challenge, id);
-        expect(await db.store.transaction((tx) => tx.presence.settleDenied(denial(records.id('evt'))))).toBe(
-          'settled',
-        );
-        expect(await db.store.challenges.get(tenant.id, challenge.id)).toMatchObject({
-          status: 'denied',
-          decision: 'SIGNATURE_INVALID',
-          reason: 'bad signature',
-        });
-        expect(await db.store.transaction((tx) => tx.presence.settleDenied(denial(records.id('evt'))))).toBe(
-          'already-decided',
-        );
-        const hours = await db.store.billing.rollups.list(tenant.id, 'hour', T0 - 3_600_000, T0 + 3_600_000);
-        expect(hours).toEqual([expect.objectContaining({ meter: 'presence.denied', quantity: 1 })]);
-      });
-
-      it('refuses to count in a sealed month, and rolls back with it', async () => {
-        const { tenant, credential, challenge } = await scene(db.store);
-        const month = Date.UTC(new Date(AT).getUTCFullYear(), new Date(AT).getUTCMonth(), 1);
-        await db.store.transaction((tx) =>
-          tx.billing.rollups.sealMonth(tenant.id, month, ['presence.verified']),
-        );
-        await expect(
-          db.store.transaction((tx) => tx.presence.settleVerified(verified(challenge, credential))),
-        ).rejects.toBeInstanceOf(BillingPeriodClosed);
-        expect((await db.store.challenges.get(tenant.id, challenge.id))?.status).toBe('pending');
-        expect(await db.store.receiptLog.lastSeq(tenant.id)).toBe(0);
-      });
+      }
 
       it('in a sealed month, a settle or creation run on its own (selfContainedWrites) writes nothing at all', async () => {
         const { tenant, credential, challenge } = await scene(db.store);
@@ -443,42 +495,6 @@ for (const dialect of DIALECTS) {
           expect.objectContaining({ start: month, quantity: 0 }),
           expect.objectContaining({ start: next, quantity: 2 }),
         ]);
-      });
-
-      it('creates a challenge under the quota: counter, challenge, usage and rollups; nothing once full', async () => {
-        const { tenant, policy } = await seedTenant(db.store, records);
-        const create = (limit: number | null) => {
-          const challenge = records.challenge(tenant.id, policy.id, { createdAt: AT });
-          const usage = {
-            id: records.id('use'),
-            tenantId: tenant.id,
-            meter: 'challenges.created',
-            quantity: 1,
-            occurredAt: AT,
-            sourceId: challenge.id,
-          };
-          const made = db.store.transaction(async (tx) => {
-            const counter = await tx.presence.createChallenge({
-              challenge,
-              usage,
-              quota: { periodStart: T0, limit },
-            });
-            if (!counter) throw new Error('quota full');
-            return counter;
-          });
-          return { challenge, made };
-        };
-        const first = create(2);
-        expect(await first.made).toEqual({ used: 1, threshold80At: null, threshold100At: null });
-        expect(await db.store.challenges.get(tenant.id, first.challenge.id)).toEqual(first.challenge);
-        expect((await create(2).made).used).toBe(2);
-        const full = create(2);
-        await expect(full.made).rejects.toThrow('quota full');
-        expect(await db.store.challenges.get(tenant.id, full.challenge.id)).toBeUndefined();
-        expect(await db.store.billing.quotas.get(tenant.id, T0)).toMatchObject({ used: 2 });
-        expect((await create(null).made).used).toBe(3);
-        const hours = await db.store.billing.rollups.list(tenant.id, 'hour', T0 - 3_600_000, T0 + 3_600_000);
-        expect(hours).toEqual([expect.objectContaining({ meter: 'challenges.created', quantity: 3 })]);
       });
     },
   );

@@ -1,16 +1,25 @@
 /**
  * The challenge-creation half of the hot path: the quota, the challenge and its usage in one call
- * (one statement on PostgreSQL, four cached statements on SQLite with the quota counter last).
+ * (one statement on PostgreSQL; on SQLite a program of four cached statements with the quota
+ * counter last, which a full quota undoes).
  */
 import type { QuotaCounter } from '../../domain/billing/ports.js';
 import { BillingPeriodClosed } from '../../domain/billing/ports.js';
 import type { ChallengeCreation } from '../../domain/presence/ports.js';
 import type { Dialect } from '../open-database.js';
-import { buckets, pgUnlessPeriodClosed, sqliteUsage, type Run } from './run-statement.js';
+import {
+  buckets,
+  PERIOD_CLOSED,
+  pgUnlessPeriodClosed,
+  sqliteStep,
+  sqliteUsageSteps,
+  type Run,
+  type RunProgram,
+} from './run-statement.js';
 import * as S from './statements.js';
 
-export function createChallengeWrites(run: Run, dialect: Dialect, c: ChallengeCreation) {
-  return dialect === 'postgres' ? pgCreate(run, c) : sqliteCreate(run, c);
+export function createChallengeWrites(run: Run, program: RunProgram, dialect: Dialect, c: ChallengeCreation) {
+  return dialect === 'postgres' ? pgCreate(run, c) : sqliteCreate(program, c);
 }
 
 interface QuotaRow {
@@ -64,15 +73,21 @@ async function pgCreate(run: Run, c: ChallengeCreation): Promise<QuotaCounter | 
   return toCounter(row);
 }
 
-async function sqliteCreate(run: Run, c: ChallengeCreation): Promise<QuotaCounter | undefined> {
+async function sqliteCreate(program: RunProgram, c: ChallengeCreation): Promise<QuotaCounter | undefined> {
   if (c.quota.limit !== null && c.quota.limit <= 0) return undefined;
-  await run(S.INSERT_CHALLENGE, challengeValues(c));
-  await sqliteUsage(run, c.usage);
-  // Last: the tenant's quota counter. When full, the caller's transaction rolls the rest back.
-  const { rows } = await run<QuotaRow>(S.TAKE_QUOTA, [
-    c.challenge.tenantId,
-    c.quota.periodStart,
-    c.quota.limit,
-  ]);
-  return rows[0] === undefined ? undefined : toCounter(rows[0]);
+  const result = await program({
+    steps: [
+      sqliteStep(S.INSERT_CHALLENGE, challengeValues(c)),
+      ...sqliteUsageSteps(c.usage),
+      // Last: the tenant's quota counter. When full, the program's writes are undone.
+      sqliteStep(S.TAKE_QUOTA, [c.challenge.tenantId, c.quota.periodStart, c.quota.limit], {
+        expect: 'a row',
+        otherwise: { outcome: 'quota-full', undo: true },
+        returns: true,
+      }),
+    ],
+  });
+  if (result.outcome === PERIOD_CLOSED) throw new BillingPeriodClosed(c.usage.occurredAt);
+  const row = result.rows[0] as QuotaRow | undefined;
+  return row === undefined ? undefined : toCounter(row);
 }

@@ -1,8 +1,8 @@
 /**
  * The verify hot path (domain/presence/ports.ts PresenceHotPath) for both dialects, over the
- * compiled texts of statements.ts: no query builder per request. SQLite runs the write set as a
- * few cached statements inside the caller's BEGIN IMMEDIATE (no round trips there); PostgreSQL as
- * one named prepared statement (one round trip between BEGIN and COMMIT).
+ * compiled texts of statements.ts: no query builder per request. SQLite runs each write set as a
+ * program of a few cached statements (sqlite-program.js): on the writer thread, or inside the
+ * caller's transaction; PostgreSQL as one named prepared statement.
  */
 import type { Kysely } from 'kysely';
 import { BillingPeriodClosed } from '../../domain/billing/ports.js';
@@ -22,19 +22,36 @@ import { currentTraceParent } from '../repos/outbox.js';
 import { parseJson, toFlag } from '../repos/rows.js';
 import { createChallengeWrites } from './challenge-creation.js';
 import type { PgSettleLanes } from './pg-settle-lanes.js';
-import { buckets, pgUnlessPeriodClosed, runner, sqliteUsage, type Run } from './run-statement.js';
+import {
+  buckets,
+  KEPT,
+  PERIOD_CLOSED,
+  pgUnlessPeriodClosed,
+  programOn,
+  runner,
+  sqliteStep,
+  sqliteUsageSteps,
+  type Run,
+  type RunProgram,
+} from './run-statement.js';
 import * as S from './statements.js';
 
-/**
- * `lanes` (PostgreSQL, outside a transaction): verified settles go through the tenant's batches
- * (pg-settle-lanes.ts); without it each settle is a batch of one on `db`.
- */
+/** Where the hot path's writes go from a handle outside a transaction; unset: on the handle. */
+export interface HotPathLanes {
+  /** PostgreSQL: verified settles in per-tenant batches (pg-settle-lanes.ts). */
+  pgSettles?: PgSettleLanes | undefined;
+  /** SQLite: every write set on the writer thread (storage/sqlite-writer.ts). */
+  sqliteWriter?: { run: RunProgram } | undefined;
+}
+
 export function createPresenceHotPath(
   db: Kysely<Database>,
   dialect: Dialect,
-  lanes?: PgSettleLanes,
+  lanes: HotPathLanes = {},
 ): PresenceHotPath {
   const run = runner(db, dialect);
+  const writer = lanes.sqliteWriter;
+  const program: RunProgram = writer ? (p) => writer.run(p) : programOn(db);
   return {
     async allowedCredentials(tenantId, subject, limit) {
       const { rows } = await run<{ credential_id: string; transports: string }>(S.ALLOWED_CREDENTIALS, [
@@ -59,13 +76,13 @@ export function createPresenceHotPath(
     },
     settleVerified: (s) =>
       mapUniqueViolation(async () => {
-        if (dialect === 'sqlite') return sqliteVerified(run, s);
-        if (lanes) return lanes.settle(s);
+        if (dialect === 'sqlite') return sqliteVerified(program, s);
+        if (lanes.pgSettles) return lanes.pgSettles.settle(s);
         return (await pgVerified(run, [{ settlement: s, traceParent: currentTraceParent() }]))[0]!;
       }),
     settleDenied: (s) =>
-      mapUniqueViolation(() => (dialect === 'postgres' ? pgDenied(run, s) : sqliteDenied(run, s))),
-    createChallenge: (c) => mapUniqueViolation(() => createChallengeWrites(run, dialect, c)),
+      mapUniqueViolation(() => (dialect === 'postgres' ? pgDenied(run, s) : sqliteDenied(program, s))),
+    createChallenge: (c) => mapUniqueViolation(() => createChallengeWrites(run, program, dialect, c)),
   };
 }
 
@@ -173,46 +190,55 @@ async function pgVerifiedOne(
   return { kind: 'settled', seq: Number(row.seq) };
 }
 
-async function sqliteVerified(run: Run, s: VerifiedSettlement): Promise<SettleOutcome> {
+/**
+ * SQLite: the counter's compare-and-set, then the challenge's, then the event, the usage and, last,
+ * the tenant's receipt sequence and the receipt. A lost compare-and-set stops there (the counter
+ * stays claimed when only the challenge was lost, as in PostgreSQL's statement).
+ */
+async function sqliteVerified(program: RunProgram, s: VerifiedSettlement): Promise<SettleOutcome> {
   const { credentialUse: use, receipt: r } = s;
-  const claimed = await run(S.CLAIM_COUNTER, [
-    use.signCount,
-    toFlag(use.backedUp),
-    s.usedAt,
-    use.id,
-    use.expectedSignCount,
-  ]);
-  if (claimed.changed === 0) return { kind: 'counter-moved' };
-  const settled = await run(S.SETTLE_CHALLENGE, [
-    'verified',
-    s.usedAt,
-    'PRESENCE_VERIFIED',
-    null,
-    r.id,
-    use.id,
-    r.tenantId,
-    r.challengeId,
-  ]);
-  if (settled.changed === 0) return { kind: 'already-decided' };
-  await run(S.INSERT_EVENT, eventValues(s.event));
-  await sqliteUsage(run, s.usage);
-  // Last: the tenant's receipt sequence (SQLite serializes writers anyway; same order as PostgreSQL).
-  const seq = Number((await run<{ value: number }>(S.NEXT_RECEIPT_SEQ, [r.tenantId])).rows[0]!.value);
-  await run(S.INSERT_RECEIPT, [
-    r.id,
-    r.tenantId,
-    r.challengeId,
-    r.credentialRef,
-    r.subject,
-    r.actionHashHex,
-    r.issuedAt,
-    r.canonicalJson,
-    r.hashHex,
-    r.kid,
-    r.signatureB64Url,
-    seq,
-  ]);
-  return { kind: 'settled', seq };
+  const result = await program({
+    steps: [
+      sqliteStep(
+        S.CLAIM_COUNTER,
+        [use.signCount, toFlag(use.backedUp), s.usedAt, use.id, use.expectedSignCount],
+        {
+          expect: 'changed',
+          otherwise: { outcome: 'counter-moved', undo: false },
+        },
+      ),
+      sqliteStep(
+        S.SETTLE_CHALLENGE,
+        ['verified', s.usedAt, 'PRESENCE_VERIFIED', null, r.id, use.id, r.tenantId, r.challengeId],
+        {
+          expect: 'changed',
+          otherwise: { outcome: 'already-decided', undo: false },
+        },
+      ),
+      sqliteStep(S.INSERT_EVENT, eventValues(s.event)),
+      ...sqliteUsageSteps(s.usage),
+      // Last: the tenant's receipt sequence (SQLite serializes writers anyway; same order as PostgreSQL).
+      sqliteStep(S.NEXT_RECEIPT_SEQ, [r.tenantId], { keep: 'value' }),
+      sqliteStep(S.INSERT_RECEIPT, [
+        r.id,
+        r.tenantId,
+        r.challengeId,
+        r.credentialRef,
+        r.subject,
+        r.actionHashHex,
+        r.issuedAt,
+        r.canonicalJson,
+        r.hashHex,
+        r.kid,
+        r.signatureB64Url,
+        KEPT,
+      ]),
+    ],
+  });
+  if (result.outcome === 'counter-moved') return { kind: 'counter-moved' };
+  if (result.outcome === 'already-decided') return { kind: 'already-decided' };
+  if (result.outcome === PERIOD_CLOSED) throw new BillingPeriodClosed(s.usage.occurredAt);
+  return { kind: 'settled', seq: Number(result.kept) };
 }
 
 async function pgDenied(run: Run, s: DeniedSettlement): Promise<'settled' | 'already-decided'> {
@@ -239,20 +265,26 @@ async function pgDenied(run: Run, s: DeniedSettlement): Promise<'settled' | 'alr
   return 'settled';
 }
 
-async function sqliteDenied(run: Run, s: DeniedSettlement): Promise<'settled' | 'already-decided'> {
+async function sqliteDenied(
+  program: RunProgram,
+  s: DeniedSettlement,
+): Promise<'settled' | 'already-decided'> {
   const d = s.settlement;
-  const settled = await run(S.SETTLE_CHALLENGE, [
-    d.status,
-    d.usedAt,
-    d.decision,
-    d.reason,
-    null,
-    d.credentialRef,
-    s.tenantId,
-    s.challengeId,
-  ]);
-  if (settled.changed === 0) return 'already-decided';
-  await run(S.INSERT_EVENT, eventValues(s.event));
-  await sqliteUsage(run, s.usage);
+  const result = await program({
+    steps: [
+      sqliteStep(
+        S.SETTLE_CHALLENGE,
+        [d.status, d.usedAt, d.decision, d.reason, null, d.credentialRef, s.tenantId, s.challengeId],
+        {
+          expect: 'changed',
+          otherwise: { outcome: 'already-decided', undo: false },
+        },
+      ),
+      sqliteStep(S.INSERT_EVENT, eventValues(s.event)),
+      ...sqliteUsageSteps(s.usage),
+    ],
+  });
+  if (result.outcome === 'already-decided') return 'already-decided';
+  if (result.outcome === PERIOD_CLOSED) throw new BillingPeriodClosed(s.usage.occurredAt);
   return 'settled';
 }

@@ -5,6 +5,7 @@ import { BillingPeriodClosed } from '../../domain/billing/ports.js';
 import type { UsageEventRecord } from '../../domain/usage/ports.js';
 import type { Dialect } from '../open-database.js';
 import type { Database } from '../schema.js';
+import { runProgram, type Program, type ProgramResult, type Step } from './sqlite-program.js';
 import * as S from './statements.js';
 
 export type Run = <R>(text: string, values: readonly unknown[]) => Promise<{ rows: R[]; changed: number }>;
@@ -34,11 +35,51 @@ function usageValues(u: UsageEventRecord) {
   return [u.id, u.tenantId, u.meter, u.quantity, u.occurredAt, u.sourceId];
 }
 
-/** SQLite: the usage event and its rollups; BillingPeriodClosed when its month is sealed. */
-export async function sqliteUsage(run: Run, u: UsageEventRecord): Promise<void> {
-  await run(S.INSERT_USAGE, usageValues(u));
-  const counted = await run(S.ADD_TO_ROLLUPS, [u.tenantId, u.meter, u.quantity, ...buckets(u.occurredAt)]);
-  if (counted.rows.length !== 3) throw new BillingPeriodClosed(u.occurredAt);
+/** SQLite: the usage event and its rollups; a sealed month undoes the program (`period-closed`). */
+export function sqliteUsageSteps(u: UsageEventRecord): Step[] {
+  return [
+    sqliteStep(S.INSERT_USAGE, usageValues(u)),
+    sqliteStep(S.ADD_TO_ROLLUPS, [u.tenantId, u.meter, u.quantity, ...buckets(u.occurredAt)], {
+      expect: 'three rows',
+      otherwise: { outcome: PERIOD_CLOSED, undo: true },
+    }),
+  ];
+}
+
+/** The outcome of a SQLite program whose usage fell in a sealed month. */
+export const PERIOD_CLOSED = 'period-closed';
+
+/** Where the value a step keeps goes in a later step's values (sqlite-program.js `useKept`). */
+export const KEPT = Symbol('the kept value');
+
+/**
+ * One step of a SQLite program (sqlite-program.js): the statement's SQLite form and its values in
+ * that form's order; `KEPT` among the values marks where the kept value goes.
+ */
+export function sqliteStep(
+  text: string,
+  values: readonly unknown[],
+  more: Omit<Step, 'sql' | 'params'> = {},
+): Step {
+  const form = S.SQLITE_FORMS.get(text);
+  if (form === undefined) throw new Error('not a hot-path statement');
+  const params = form.order(values);
+  const kept = params.indexOf(KEPT);
+  if (kept === -1) return { sql: form.text, params, ...more };
+  params[kept] = null;
+  return { sql: form.text, params, ...more, useKept: kept };
+}
+
+/** Runs a SQLite program: on the writer thread, or on a connection of this thread. */
+export type RunProgram = (program: Program) => Promise<ProgramResult>;
+
+/** A SQLite program on `db` (a transaction's connection): its `undo` is the caller's to throw. */
+export function programOn(db: Kysely<Database>): RunProgram {
+  const exec = async (text: string, params: unknown[]) => {
+    const result = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, params));
+    return { rows: result.rows, changed: Number(result.numAffectedRows ?? 0n) };
+  };
+  return (program) => runProgram(program, exec);
 }
 
 /**

@@ -2,8 +2,7 @@ import type { Kysely } from 'kysely';
 import type { StoreTx } from '../../domain/ports.js';
 import type { Dialect } from '../open-database.js';
 import type { Database } from '../schema.js';
-import { createPresenceHotPath } from '../hot-path/presence-hot-path.js';
-import type { PgSettleLanes } from '../hot-path/pg-settle-lanes.js';
+import { createPresenceHotPath, type HotPathLanes } from '../hot-path/presence-hot-path.js';
 import { createApiKeyRepo } from './api-keys.js';
 import { createBillingRepos } from './billing-repos.js';
 import { createChallengeRepo } from './challenges.js';
@@ -24,11 +23,14 @@ import { createTenantRepo } from './tenants.js';
 import { createUsageRepo } from './usage.js';
 import { createWebhookRepos } from './webhook-repos.js';
 
+export type { HotPathLanes } from '../hot-path/presence-hot-path.js';
+
 /**
  * Every repo over one Kysely handle: the store's own, or a transaction's. Same queries in both
- * dialects. `settleLanes`: PostgreSQL's batched verified settles, for a handle outside a transaction.
+ * dialects. `lanes`: where the hot path's writes go from a handle outside a transaction
+ * (PostgreSQL's batched settles, SQLite's writer thread).
  */
-export function createRepos(db: Kysely<Database>, dialect: Dialect, settleLanes?: PgSettleLanes): StoreTx {
+export function createRepos(db: Kysely<Database>, dialect: Dialect, lanes?: HotPathLanes): StoreTx {
   return {
     tenants: createTenantRepo(db),
     apiKeys: createApiKeyRepo(db),
@@ -36,7 +38,7 @@ export function createRepos(db: Kysely<Database>, dialect: Dialect, settleLanes?
     registrations: createRegistrationRepo(db),
     credentials: createCredentialRepo(db),
     challenges: createChallengeRepo(db),
-    presence: createPresenceHotPath(db, dialect, settleLanes),
+    presence: createPresenceHotPath(db, dialect, lanes),
     receipts: createReceiptRepo(db),
     signingKeys: createSigningKeyRepo(db),
     outbox: createOutboxRepo(db),

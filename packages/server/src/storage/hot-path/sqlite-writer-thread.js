@@ -1,0 +1,143 @@
+// @ts-check
+/**
+ * The SQLite writer thread (sqlite-writer.ts starts it): its own connection to the store's file,
+ * with the same pragmas as the main one (WAL, synchronous=FULL, foreign keys, busy_timeout). The
+ * programs that arrive while it is busy run together, each in its own savepoint, inside ONE
+ * `BEGIN IMMEDIATE … COMMIT`, and their results go back only after that COMMIT returned: the
+ * group commit of sqlite-group-commit.ts, with the fsync and the statements off the event loop
+ * that serves HTTP. A program whose result says `undo`, or that threw, is rolled back to its
+ * savepoint; if SQLite rolled the whole transaction back, or the COMMIT failed, every program of
+ * the batch fails with that error. docs/adr/0017-sqlite-writer-thread.md.
+ */
+import { setImmediate } from 'node:timers';
+import { parentPort, workerData } from 'node:worker_threads';
+import SqliteDatabase from 'better-sqlite3';
+import { runProgram } from './sqlite-program.js';
+
+/** Programs per transaction at most, as in sqlite-group-commit.ts; the rest wait for the next. */
+const MAX_MEMBERS = 64;
+
+/**
+ * @typedef {import('./sqlite-program.js').Program} Program
+ * @typedef {{ id: number, program: Program }} Request
+ * @typedef {{ name: string, code: unknown, message: string }} SentError
+ * @typedef {{ id: number, result?: import('./sqlite-program.js').ProgramResult, error?: SentError }} Reply
+ */
+
+const port = parentPort;
+if (port === null) throw new Error('sqlite-writer-thread.js runs as a worker thread');
+const { path, busyTimeoutMs } = /** @type {{ path: string, busyTimeoutMs: number }} */ (workerData);
+
+const database = new SqliteDatabase(path, { timeout: busyTimeoutMs });
+const mode = database.pragma('journal_mode = WAL', { simple: true });
+if (mode !== 'wal') throw new Error(`SQLite refused WAL journal mode for ${path} (got ${String(mode)})`);
+database.pragma('synchronous = FULL');
+database.pragma('foreign_keys = ON');
+
+/** @type {Map<string, SqliteDatabase.Statement>} */
+const statements = new Map();
+/** @type {import('./sqlite-program.js').Exec} */
+const exec = (sql, params) => {
+  let statement = statements.get(sql);
+  if (statement === undefined) {
+    statement = database.prepare(sql);
+    statements.set(sql, statement);
+  }
+  if (statement.reader)
+    return { rows: /** @type {Record<string, unknown>[]} */ (statement.all(params)), changed: 0 };
+  return { rows: [], changed: statement.run(params).changes };
+};
+/** @param {string} sql */
+const run = (sql) => void exec(sql, []);
+
+/** @type {Request[]} */
+const queue = [];
+let scheduled = false;
+
+port.on('message', (/** @type {Request} */ request) => {
+  queue.push(request);
+  schedule();
+});
+
+function schedule() {
+  if (scheduled) return;
+  scheduled = true;
+  // After this turn's messages: the programs that arrived together share the transaction.
+  setImmediate(() => {
+    void runBatch().finally(() => {
+      scheduled = false;
+      if (queue.length > 0) schedule();
+    });
+  });
+}
+
+async function runBatch() {
+  const taken = queue.splice(0, MAX_MEMBERS);
+  /** @type {Reply[]} */
+  const replies = [];
+  try {
+    run('begin immediate');
+  } catch (error) {
+    port?.postMessage(taken.map(({ id }) => ({ id, error: sent(error) })));
+    return;
+  }
+  for (const { id, program } of taken) {
+    try {
+      run('savepoint member');
+      const result = await runProgram(program, exec);
+      if (result.undo) run('rollback to member');
+      run('release member');
+      replies.push({ id, result });
+    } catch (error) {
+      replies.push({ id, error: sent(error) });
+      if (!undoMember()) return failAll(taken, error);
+    }
+  }
+  try {
+    run('commit');
+  } catch (error) {
+    return failAll(taken, error);
+  }
+  port?.postMessage(replies);
+}
+
+/** Back to the member's savepoint; false when SQLite already rolled the whole transaction back. */
+function undoMember() {
+  try {
+    run('rollback to member');
+    run('release member');
+    return true;
+  } catch {
+    rollbackQuietly();
+    return false;
+  }
+}
+
+/**
+ * @param {Request[]} taken
+ * @param {unknown} error
+ */
+function failAll(taken, error) {
+  rollbackQuietly();
+  port?.postMessage(taken.map(({ id }) => ({ id, error: sent(error), batch: true })));
+}
+
+function rollbackQuietly() {
+  try {
+    if (database.inTransaction) run('rollback');
+  } catch {
+    // Nothing left to undo.
+  }
+}
+
+/**
+ * An error as it can cross threads: its driver code decides how the main thread maps it.
+ * @param {unknown} error
+ * @returns {SentError}
+ */
+function sent(error) {
+  if (error instanceof Error) {
+    return { name: error.name, code: /** @type {{ code?: unknown }} */ (error).code, message: error.message };
+  }
+  return { name: 'Error', code: undefined, message: String(error) };
+}

@@ -1,0 +1,166 @@
+/**
+ * The SQLite writer thread and its gate, on a real file with a real second connection: programs
+ * commit before they are answered, a program's `undo` or failure leaves the others' writes, the
+ * main connection's writes wait at the gate instead of at SQLite's lock, and an outage is a 503.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { sql, type Kysely } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DomainError } from '../domain/errors.js';
+import type { Program } from './hot-path/sqlite-program.js';
+import { openDatabase } from './open-database.js';
+import type { Database } from './schema.js';
+import { createSqliteGroupCommit } from './sqlite-group-commit.js';
+import type { SqliteWriter } from './sqlite-writer.js';
+
+const insert = (name: string): Program => ({
+  steps: [{ sql: 'insert into items (name) values (?)', params: [name] }],
+});
+
+describe('SQLite writer thread', () => {
+  let scratch: string;
+  let path: string;
+  let db: Kysely<Database>;
+  let writer: SqliteWriter;
+  let observer: SqliteDatabase.Database;
+
+  const committed = () =>
+    (observer.prepare('select name from items order by name').all() as { name: string }[]).map((r) => r.name);
+
+  beforeEach(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'presence-writer-'));
+    path = join(scratch, 'presence.sqlite');
+    const handle = await openDatabase({ sqlitePath: path, sqliteBusyTimeoutMs: 100 });
+    db = handle.db;
+    writer = handle.sqliteWriter!;
+    await sql`create table items (name text primary key, n integer not null default 0)`.execute(db);
+    observer = new SqliteDatabase(path, { timeout: 100 });
+  });
+
+  afterEach(async () => {
+    observer.close();
+    await db.destroy();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it('answers each program after its COMMIT, with its own outcome', async () => {
+    const results = await Promise.all(['a', 'b', 'c'].map((name) => writer.run(insert(name))));
+    expect(results).toEqual(Array(3).fill({ outcome: null, undo: false, kept: null, rows: [] }));
+    expect(committed()).toEqual(['a', 'b', 'c']);
+  });
+
+  it("keeps what a stopped program wrote, takes back an undone one's, and keeps a value for a later step", async () => {
+    const stopped: Program = {
+      steps: [
+        { sql: 'insert into items (name) values (?)', params: ['kept'] },
+        {
+          sql: "update items set n = 1 where name = 'absent'",
+          params: [],
+          expect: 'changed',
+          otherwise: { outcome: 'lost', undo: false },
+        },
+      ],
+    };
+    const undone: Program = {
+      steps: [
+        { sql: 'insert into items (name) values (?)', params: ['undone'] },
+        {
+          sql: "select name from items where name = 'absent'",
+          params: [],
+          expect: 'a row',
+          otherwise: { outcome: 'full', undo: true },
+        },
+      ],
+    };
+    const counted: Program = {
+      steps: [
+        {
+          sql: "insert into items (name, n) values ('seq', 41) returning n + 1 as next",
+          params: [],
+          keep: 'next',
+        },
+        {
+          sql: 'insert into items (name, n) values (?, ?) returning name, n',
+          params: ['after', null],
+          useKept: 1,
+          returns: true,
+        },
+      ],
+    };
+    const [a, b, c] = await Promise.all([writer.run(stopped), writer.run(undone), writer.run(counted)]);
+    expect(a).toMatchObject({ outcome: 'lost', undo: false });
+    expect(b).toMatchObject({ outcome: 'full', undo: true });
+    expect(c).toEqual({ outcome: null, undo: false, kept: 42, rows: [{ name: 'after', n: 42 }] });
+    expect(committed()).toEqual(['after', 'kept', 'seq']);
+  });
+
+  it('fails only the program whose statement failed, with the driver code; the rest commit', async () => {
+    await writer.run(insert('taken'));
+    const results = await Promise.allSettled([
+      writer.run(insert('x')),
+      writer.run(insert('taken')),
+      writer.run(insert('y')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({
+      code: 'SQLITE_CONSTRAINT_PRIMARYKEY',
+    });
+    expect(committed()).toEqual(['taken', 'x', 'y']);
+  });
+
+  it('lets the main connection write while programs stream in, never meeting the lock', async () => {
+    // busy_timeout 0: a write of either connection that met the other's lock would fail at once.
+    const own = await openDatabase({ sqlitePath: join(scratch, 'no-wait.sqlite'), sqliteBusyTimeoutMs: 0 });
+    try {
+      await sql`create table items (name text primary key)`.execute(own.db);
+      const group = createSqliteGroupCommit(own.db, own.sqliteWriter);
+      await own.sqliteWriter!.run(insert('started'));
+      const work: Promise<unknown>[] = [];
+      for (let i = 0; i < 300; i++) {
+        work.push(own.sqliteWriter!.run(insert(`w${i}`)));
+        if (i % 10 === 0) {
+          // While the thread commits what it was sent so far.
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          work.push(group.run((conn) => sql`insert into items (name) values (${`g${i}`})`.execute(conn)));
+          work.push(sql`insert into items (name) values (${`a${i}`})`.execute(own.db));
+        }
+      }
+      await Promise.all(work);
+      const { rows } = await sql<{ n: number }>`select count(*) as n from items`.execute(own.db);
+      expect(rows[0]?.n).toBe(361);
+    } finally {
+      await own.db.destroy();
+    }
+  });
+
+  it('holds programs sent while the main connection is inside the gate, and sends them at leave', async () => {
+    await writer.enter();
+    const held = writer.run(insert('held'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(committed()).toEqual([]);
+    writer.leave();
+    await held;
+    expect(committed()).toEqual(['held']);
+  });
+
+  it('reports a lock held elsewhere past busy_timeout as a 503, and works again once it is free', async () => {
+    observer.exec('begin immediate');
+    const refused = await writer.run(insert('late')).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(DomainError);
+    expect(refused).toMatchObject({ code: 'service_unavailable' });
+    observer.exec('rollback');
+    await writer.run(insert('later'));
+    expect(committed()).toEqual(['later']);
+  });
+
+  it('finishes what it was sent before the store closes, and refuses what comes after', async () => {
+    const pending = writer.run(insert('last'));
+    await db.destroy();
+    await pending;
+    expect(committed()).toEqual(['last']);
+    await expect(writer.run(insert('too late'))).rejects.toMatchObject({ code: 'service_unavailable' });
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * The SQLite writer thread, seen from the main thread. The hot path's writes (a verification's
+ * settle, a challenge's creation: programs, hot-path/sqlite-program.js) go to a worker thread with
+ * its own connection (hot-path/sqlite-writer-thread.js), which commits them in groups and answers
+ * after each COMMIT. The event loop that serves HTTP and checks signatures no longer runs those
+ * statements nor waits for the fsync. docs/adr/0017-sqlite-writer-thread.md.
+ *
+ * SQLite allows one writer at a time, and a connection that waits for the lock blocks its thread
+ * (busy_timeout). So the main connection never asks for the lock while the writer thread may hold
+ * it: every write of the main connection (a group-commit transaction, or a single statement
+ * outside one) first `enter`s the gate, which stops sending programs and waits until the thread
+ * has answered all it was sent; `leave` sends what queued meanwhile. Reads need no gate (WAL).
+ * Another process still waits on the lock as before.
+ */
+import { Worker } from 'node:worker_threads';
+import { SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
+import type { Program, ProgramResult } from './hot-path/sqlite-program.js';
+import { databaseUnavailable, isDatabaseUnavailable } from './unavailable-dialect.js';
+
+export interface SqliteWriter {
+  /** Runs the program in the writer thread's next transaction; resolves after its COMMIT. */
+  run(program: Program): Promise<ProgramResult>;
+  /** Before the main connection writes: resolves when the thread holds nothing and is sent nothing. */
+  enter(): Promise<void>;
+  leave(): void;
+  /** Waits for what was sent, then stops the thread. */
+  close(): Promise<void>;
+}
+
+interface Sent {
+  resolve: (result: ProgramResult) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Reply {
+  id: number;
+  result?: ProgramResult;
+  error?: { name: string; code: unknown; message: string };
+  batch?: boolean;
+}
+
+const THREAD = new URL('./hot-path/sqlite-writer-thread.js', import.meta.url);
+
+/**
+ * `tracer` (tracing on): one CLIENT span per program, from sending to its answer, in the caller's
+ * trace, named BATCH (OpenTelemetry's database batch) with every statement's text, placeholders only.
+ */
+export function createSqliteWriter(path: string, busyTimeoutMs: number, tracer?: Tracer): SqliteWriter {
+  let worker: Worker | undefined;
+  let nextId = 0;
+  const sent = new Map<number, Sent>();
+  const held: { program: Program; answer: Sent }[] = [];
+  let entered = 0;
+  let drained: (() => void)[] = [];
+  let closed = false;
+
+  const settleDrained = () => {
+    if (sent.size > 0) return;
+    const waiting = drained;
+    drained = [];
+    for (const resolve of waiting) resolve();
+  };
+
+  const start = (): Worker => {
+    const thread = new Worker(THREAD, { workerData: { path, busyTimeoutMs } });
+    thread.unref();
+    thread.on('message', (replies: Reply[]) => {
+      for (const reply of replies) answer(reply);
+      settleDrained();
+    });
+    // The thread died (it could not open the file, say): what it held fails as an outage, and the
+    // next program starts a new one.
+    const lost = (cause: unknown) => {
+      if (worker === thread) worker = undefined;
+      for (const [, pending] of sent) pending.reject(databaseUnavailable(cause));
+      sent.clear();
+      settleDrained();
+    };
+    thread.on('error', lost);
+    thread.on('exit', (code) => lost(new Error(`the SQLite writer thread exited with code ${code}`)));
+    return thread;
+  };
+
+  const answer = (reply: Reply) => {
+    const pending = sent.get(reply.id);
+    if (pending === undefined) return;
+    sent.delete(reply.id);
+    if (reply.result !== undefined) return pending.resolve(reply.result);
+    const error = Object.assign(new Error(reply.error?.message ?? 'the SQLite writer failed'), {
+      name: reply.error?.name ?? 'Error',
+      code: reply.error?.code,
+    });
+    // A failed transaction is an outage for every member, as in sqlite-group-commit.ts.
+    if (reply.batch === true || isDatabaseUnavailable('sqlite', error))
+      pending.reject(databaseUnavailable(error));
+    else pending.reject(error);
+  };
+
+  const send = (program: Program, pending: Sent) => {
+    worker ??= start();
+    const id = nextId++;
+    sent.set(id, pending);
+    worker.postMessage({ id, program });
+  };
+
+  const submit = (program: Program) =>
+    new Promise<ProgramResult>((resolve, reject) => {
+      if (closed) return reject(databaseUnavailable(new Error('the store is closed')));
+      const pending = { resolve, reject };
+      if (entered > 0) held.push({ program, answer: pending });
+      else send(program, pending);
+    });
+
+  return {
+    run: tracer === undefined ? submit : (program) => traced(tracer, program, submit),
+    enter() {
+      entered++;
+      if (sent.size === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => drained.push(resolve));
+    },
+    leave() {
+      entered--;
+      if (entered > 0) return;
+      for (const { program, answer: pending } of held.splice(0)) send(program, pending);
+    },
+    async close() {
+      closed = true;
+      await this.enter();
+      this.leave();
+      const thread = worker;
+      worker = undefined;
+      if (thread) await thread.terminate();
+    },
+  };
+}
+
+function traced(tracer: Tracer, program: Program, submit: (p: Program) => Promise<ProgramResult>) {
+  const attributes = {
+    'db.system.name': 'sqlite',
+    'db.operation.name': 'BATCH',
+    'db.operation.batch.size': program.steps.length,
+    'db.query.text': program.steps.map((step) => step.sql).join('; '),
+  };
+  return tracer.startActiveSpan('BATCH', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    try {
+      return await submit(program);
+    } catch (error) {
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/**
+ * The main SQLite dialect, with its writes outside a transaction behind the writer's gate (a
+ * transaction's BEGIN IMMEDIATE is entered by sqlite-group-commit.ts). Whether a statement writes
+ * is SQLite's own answer (`readonly`). The dialect's destroy also stops the writer thread.
+ */
+export function withWriterGate(dialect: Dialect, writer: SqliteWriter, database: StatementSource): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createDriver: () => gatedDriver(dialect.createDriver(), writer, database),
+  };
+}
+
+/** The main connection as the gate needs it: is a transaction open, does a statement write. */
+export interface StatementSource {
+  readonly inTransaction: boolean;
+  prepare(text: string): { readonly: boolean };
+}
+
+function gatedDriver(driver: Driver, writer: SqliteWriter, database: StatementSource): Driver {
+  const gated = (connection: DatabaseConnection): DatabaseConnection => ({
+    async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+      if (database.inTransaction || database.prepare(query.sql).readonly)
+        return connection.executeQuery<R>(query);
+      await writer.enter();
+      try {
+        return await connection.executeQuery<R>(query);
+      } finally {
+        writer.leave();
+      }
+    },
+    streamQuery: <R>(query: CompiledQuery, chunkSize?: number) => connection.streamQuery<R>(query, chunkSize),
+  });
+  return {
+    init: () => driver.init(),
+    acquireConnection: async () => gated(await driver.acquireConnection()),
+    beginTransaction: (c, settings) => driver.beginTransaction(c, settings),
+    commitTransaction: (c) => driver.commitTransaction(c),
+    rollbackTransaction: (c) => driver.rollbackTransaction(c),
+    releaseConnection: (c) => driver.releaseConnection(c),
+    async destroy() {
+      await writer.close();
+      await driver.destroy();
+    },
+  };
+}
