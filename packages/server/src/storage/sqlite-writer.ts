@@ -57,6 +57,8 @@ export function createSqliteWriter(path: string, busyTimeoutMs: number, tracer?:
 
   const settleDrained = () => {
     if (sent.size > 0) return;
+    // Idle, the thread does not keep the process alive; with programs out, it does.
+    worker?.unref();
     const waiting = drained;
     drained = [];
     for (const resolve of waiting) resolve();
@@ -64,7 +66,6 @@ export function createSqliteWriter(path: string, busyTimeoutMs: number, tracer?:
 
   const start = (): Worker => {
     const thread = new Worker(THREAD, { workerData: { path, busyTimeoutMs } });
-    thread.unref();
     thread.on('message', (replies: Reply[]) => {
       for (const reply of replies) answer(reply);
       settleDrained();
@@ -99,6 +100,7 @@ export function createSqliteWriter(path: string, busyTimeoutMs: number, tracer?:
 
   const send = (program: Program, pending: Sent) => {
     worker ??= start();
+    if (sent.size === 0) worker.ref();
     const id = nextId++;
     sent.set(id, pending);
     worker.postMessage({ id, program });
