@@ -13,9 +13,10 @@
  * Another process still waits on the lock as before.
  */
 import { Worker } from 'node:worker_threads';
-import { SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
+import type { Tracer } from '@opentelemetry/api';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
 import type { Program, ProgramResult } from './hot-path/sqlite-program.js';
+import { inDatabaseSpan } from './traced-dialect.js';
 import { databaseUnavailable, isDatabaseUnavailable } from './unavailable-dialect.js';
 
 export interface SqliteWriter {
@@ -144,17 +145,7 @@ function traced(tracer: Tracer, program: Program, submit: (p: Program) => Promis
     'db.operation.batch.size': program.steps.length,
     'db.query.text': program.steps.map((step) => step.sql).join('; '),
   };
-  return tracer.startActiveSpan('BATCH', { kind: SpanKind.CLIENT, attributes }, async (span) => {
-    try {
-      return await submit(program);
-    } catch (error) {
-      span.recordException(error as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return inDatabaseSpan(tracer, 'BATCH', attributes, () => submit(program));
 }
 
 /**

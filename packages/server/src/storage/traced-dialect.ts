@@ -6,7 +6,7 @@
  * wrapper at the driver gives both the same spans. Only used when tracing is on: with tracing
  * off the dialect is not wrapped at all. The SQL text carries placeholders, never values.
  */
-import { SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, type Attributes, type Tracer } from '@opentelemetry/api';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
 
 export function tracedDialect(dialect: Dialect, tracer: Tracer, system: 'sqlite' | 'postgresql'): Dialect {
@@ -49,17 +49,30 @@ function tracedConnection(
       'db.operation.name': operation,
       'db.query.text': query.sql,
     };
-    return tracer.startActiveSpan(operation, { kind: SpanKind.CLIENT, attributes }, async (span) => {
-      try {
-        return await connection.executeQuery<R>(query);
-      } catch (error) {
-        span.recordException(error as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        throw error;
-      } finally {
-        span.end();
-      }
-    });
+    return inDatabaseSpan(tracer, operation, attributes, () => connection.executeQuery<R>(query));
   };
   return overriding(connection, 'executeQuery', executeQuery);
+}
+
+/**
+ * `work` in an active CLIENT span (a child of the caller's): a failure is recorded on the span and
+ * thrown on. Also used for the SQLite writer thread's programs (sqlite-writer.ts).
+ */
+export function inDatabaseSpan<T>(
+  tracer: Tracer,
+  name: string,
+  attributes: Attributes,
+  work: () => Promise<T>,
+): Promise<T> {
+  return tracer.startActiveSpan(name, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    try {
+      return await work();
+    } catch (error) {
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
 }
