@@ -45,7 +45,7 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface DatabaseHandle {
   dialect: Dialect;
   db: Kysely<Database>;
-  /** SQLite with the writer thread on: where the hot path's writes go. */
+  /** SQLite on a file: the writer thread, where the hot path's writes go (unset in memory). */
   sqliteWriter?: SqliteWriter | undefined;
 }
 
@@ -66,9 +66,11 @@ export async function openDatabase(options: StoreOptions): Promise<DatabaseHandl
 }
 
 /**
- * One better-sqlite3 connection (Kysely serializes access to it). WAL lets readers run beside the
- * writer; synchronous=FULL fsyncs the WAL on every commit, so a returned receipt survives a power
- * loss; busy_timeout makes a second process wait for the write lock instead of failing at once.
+ * One better-sqlite3 connection on this thread (Kysely serializes access to it), and for a file a
+ * second one on the writer thread for the hot path's writes, behind a gate (sqlite-writer.ts). WAL
+ * lets readers run beside the writer; synchronous=FULL fsyncs the WAL on every commit, so a
+ * returned receipt survives a power loss; busy_timeout makes a second process wait for the write
+ * lock instead of failing at once.
  */
 function openSqlite(options: StoreOptions): DatabaseHandle {
   const path = options.sqlitePath;
