@@ -33,7 +33,8 @@ export function createStore({ dialect, db, sqliteWriter }: DatabaseHandle): Stor
       : { sqliteWriter };
   return {
     dialect,
-    ...createRepos(outer, dialect),
+    // The outer store's hot path: SQLite's reads on the writer thread, every call under the guard.
+    ...createRepos(outer, dialect, { sqliteReads: sqliteWriter, assertOutside: guard.assertOutside }),
     transaction: (fn) => guard.run(() => begin((trx) => fn(createRepos(trx, dialect)))),
     // Each statement its own transaction, on the unguarded handle: PostgreSQL in autocommit (a
     // tenant's settles in batches), SQLite with the hot path's writes on the writer thread. SQLite

@@ -146,6 +146,43 @@ describe('SQLite writer thread', () => {
     expect(committed()).toEqual(['held']);
   });
 
+  it('answers a read outside any transaction: it sees only programs already answered, and is not held at the gate', async () => {
+    const select: Program = {
+      steps: [{ sql: 'select name from items order by name', params: [], returns: true }],
+    };
+    const answered = new Set<unknown>();
+    const work: Promise<unknown>[] = [];
+    const seen: unknown[][] = [];
+    const unanswered: unknown[] = [];
+    for (let i = 0; i < 200; i++) {
+      const name = `p${String(i).padStart(3, '0')}`;
+      const program = writer.run(insert(name)).then(() => answered.add(name));
+      work.push(program);
+      if (i % 5 === 0) {
+        // A read run inside a batch's transaction would see programs whose COMMIT is still to come.
+        const read = writer.read(select).then(({ rows }) => {
+          seen.push(rows.map((r) => r.name));
+          unanswered.push(...rows.map((r) => r.name).filter((name) => !answered.has(name)));
+        });
+        work.push(read);
+      }
+      if (i % 50 === 49) await program;
+    }
+    await Promise.all(work);
+    expect(seen).toHaveLength(40);
+    expect(unanswered).toEqual([]);
+    expect(seen.some((names) => names.length > 0 && names.length < 200)).toBe(true);
+    // Not held at the gate, nor by a write lock held elsewhere (WAL readers do not wait).
+    await writer.enter();
+    observer.exec('begin immediate');
+    try {
+      expect((await writer.read(select)).rows).toHaveLength(200);
+    } finally {
+      observer.exec('rollback');
+      writer.leave();
+    }
+  });
+
   it('reports a lock held elsewhere past busy_timeout as a 503, and works again once it is free', async () => {
     observer.exec('begin immediate');
     const refused = await writer.run(insert('late')).catch((error: unknown) => error);

@@ -11,17 +11,25 @@
  * outside one) first `enter`s the gate, which stops sending programs and waits until the thread
  * has answered all it was sent; `leave` sends what queued meanwhile. Reads need no gate (WAL).
  * Another process still waits on the lock as before.
+ *
+ * The hot path's two reads (a challenge with its credential, a subject's credentials) also run on
+ * the thread, at once and outside any transaction (`read`). SQLite drops a connection's whole page
+ * cache when another connection has committed since its last read, so on the main connection every
+ * such read began cold, at about three times the cost; the thread's connection is the one that
+ * commits, and its cache stays warm. Measured in docs/performance.md (issue 10, tenth pass).
  */
 import { Worker } from 'node:worker_threads';
 import type { Tracer } from '@opentelemetry/api';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
 import type { Program, ProgramResult } from './hot-path/sqlite-program.js';
-import { inDatabaseSpan } from './traced-dialect.js';
+import { inDatabaseSpan, operationOf } from './traced-dialect.js';
 import { databaseUnavailable, isDatabaseUnavailable } from './unavailable-dialect.js';
 
 export interface SqliteWriter {
   /** Runs the program in the writer thread's next transaction; resolves after its COMMIT. */
   run(program: Program): Promise<ProgramResult>;
+  /** Runs a read-only program on the thread's connection at once, outside any transaction. */
+  read(program: Program): Promise<ProgramResult>;
   /** Before the main connection writes: resolves when the thread holds nothing and is sent nothing. */
   enter(): Promise<void>;
   leave(): void;
@@ -99,12 +107,12 @@ export function createSqliteWriter(path: string, busyTimeoutMs: number, tracer?:
     else pending.reject(error);
   };
 
-  const send = (program: Program, pending: Sent) => {
+  const send = (program: Program, pending: Sent, read = false) => {
     worker ??= start();
     if (sent.size === 0) worker.ref();
     const id = nextId++;
     sent.set(id, pending);
-    worker.postMessage({ id, program });
+    worker.postMessage(read ? { id, program, read } : { id, program });
   };
 
   const submit = (program: Program) =>
@@ -115,8 +123,15 @@ export function createSqliteWriter(path: string, busyTimeoutMs: number, tracer?:
       else send(program, pending);
     });
 
+  const read = (program: Program) =>
+    new Promise<ProgramResult>((resolve, reject) => {
+      if (closed) return reject(databaseUnavailable(new Error('the store is closed')));
+      send(program, { resolve, reject }, true);
+    });
+
   return {
     run: tracer === undefined ? submit : (program) => traced(tracer, program, submit),
+    read: tracer === undefined ? read : (program) => tracedRead(tracer, program, read),
     enter() {
       entered++;
       if (sent.size === 0) return Promise.resolve();
@@ -146,6 +161,14 @@ function traced(tracer: Tracer, program: Program, submit: (p: Program) => Promis
     'db.query.text': program.steps.map((step) => step.sql).join('; '),
   };
   return inDatabaseSpan(tracer, 'BATCH', attributes, () => submit(program));
+}
+
+/** A read is one statement: its span looks like the main connection's (traced-dialect.ts). */
+function tracedRead(tracer: Tracer, program: Program, read: (p: Program) => Promise<ProgramResult>) {
+  const text = program.steps.map((step) => step.sql).join('; ');
+  const operation = operationOf(text);
+  const attributes = { 'db.system.name': 'sqlite', 'db.operation.name': operation, 'db.query.text': text };
+  return inDatabaseSpan(tracer, operation, attributes, () => read(program));
 }
 
 /**

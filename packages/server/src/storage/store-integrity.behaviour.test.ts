@@ -105,6 +105,15 @@ describeEachDialect(
       const tenant = records.tenant();
       const outerRead = db.store.transaction(async () => db.store.tenants.get(tenant.id));
       await expect(outerRead).rejects.toThrow(/store used inside its own transaction/);
+      // The hot path's reads, which on SQLite go to the writer thread instead of through Kysely.
+      const hotRead = db.store.transaction(async () =>
+        db.store.presence.readForVerify(tenant.id, 'chl_x', 'c'),
+      );
+      await expect(hotRead).rejects.toThrow(/store used inside its own transaction/);
+      const allowed = db.store.transaction(async () =>
+        db.store.presence.allowedCredentials(tenant.id, 's', 5),
+      );
+      await expect(allowed).rejects.toThrow(/store used inside its own transaction/);
       const nested = db.store.transaction(async () => db.store.transaction(async () => 1));
       await expect(nested).rejects.toThrow(/store used inside its own transaction/);
       await db.store.tenants.insert(tenant);

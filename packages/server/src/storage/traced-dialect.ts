@@ -43,7 +43,7 @@ function tracedConnection(
   system: string,
 ): DatabaseConnection {
   const executeQuery = <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
-    const operation = /^\s*(\w+)/.exec(query.sql)?.[1]?.toUpperCase() ?? 'QUERY';
+    const operation = operationOf(query.sql);
     const attributes = {
       'db.system.name': system,
       'db.operation.name': operation,
@@ -52,6 +52,11 @@ function tracedConnection(
     return inDatabaseSpan(tracer, operation, attributes, () => connection.executeQuery<R>(query));
   };
   return overriding(connection, 'executeQuery', executeQuery);
+}
+
+/** A statement's span name and `db.operation.name`: its first keyword (SELECT, INSERT, …). */
+export function operationOf(text: string): string {
+  return /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? 'QUERY';
 }
 
 /**

@@ -54,6 +54,8 @@ export interface TransactionGuard {
   /** Add to the outer store's Kysely: its queries fail inside a transaction of the same store. */
   plugin: KyselyPlugin;
   run<T>(fn: () => Promise<T>): Promise<T>;
+  /** The same check for a query that does not pass through Kysely (the SQLite writer thread's reads). */
+  assertOutside(): void;
 }
 
 /**
@@ -69,6 +71,7 @@ export function createTransactionGuard(): TransactionGuard {
     }
   };
   return {
+    assertOutside,
     plugin: {
       transformQuery: (args) => {
         assertOutside();

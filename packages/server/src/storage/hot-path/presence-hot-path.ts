@@ -2,7 +2,8 @@
  * The verify hot path (domain/presence/ports.ts PresenceHotPath) for both dialects, over the
  * compiled texts of statements.ts: no query builder per request. SQLite runs each write set as a
  * program of a few cached statements (sqlite-program.js): on the writer thread, or inside the
- * caller's transaction; PostgreSQL as one named prepared statement.
+ * caller's transaction; PostgreSQL as one named prepared statement. Outside a transaction, SQLite's
+ * two reads also run on the writer thread (HotPathLanes.sqliteReads).
  */
 import type { Kysely } from 'kysely';
 import { BillingPeriodClosed } from '../../domain/billing/ports.js';
@@ -42,6 +43,13 @@ export interface HotPathLanes {
   pgSettles?: PgSettleLanes | undefined;
   /** SQLite: every write set on the writer thread (storage/sqlite-writer.ts). */
   sqliteWriter?: { run: RunProgram } | undefined;
+  /** SQLite: the hot path's reads on the writer thread's connection, whose page cache stays warm. */
+  sqliteReads?: { read: RunProgram } | undefined;
+  /**
+   * The outer store's transaction guard (transaction.ts): the hot path's statements are compiled
+   * texts, which Kysely's plugins never see, so each call checks it here.
+   */
+  assertOutside?: (() => void) | undefined;
 }
 
 export function createPresenceHotPath(
@@ -52,9 +60,18 @@ export function createPresenceHotPath(
   const run = runner(db, dialect);
   const writer = lanes.sqliteWriter;
   const program: RunProgram = writer ? (p) => writer.run(p) : programOn(db);
+  const reader = lanes.sqliteReads;
+  const read: Run = reader
+    ? async <R>(text: string, values: readonly unknown[]) => {
+        const result = await reader.read({ steps: [sqliteStep(text, values, { returns: true })] });
+        return { rows: result.rows as R[], changed: 0 };
+      }
+    : run;
+  const outside = lanes.assertOutside ?? (() => undefined);
   return {
     async allowedCredentials(tenantId, subject, limit) {
-      const { rows } = await run<{ credential_id: string; transports: string }>(S.ALLOWED_CREDENTIALS, [
+      outside();
+      const { rows } = await read<{ credential_id: string; transports: string }>(S.ALLOWED_CREDENTIALS, [
         tenantId,
         subject,
         limit,
@@ -65,7 +82,8 @@ export function createPresenceHotPath(
       }));
     },
     async readForVerify(tenantId, challengeId, credentialId) {
-      const { rows } = await run<Record<string, unknown>>(S.READ_FOR_VERIFY, [
+      outside();
+      const { rows } = await read<Record<string, unknown>>(S.READ_FOR_VERIFY, [
         tenantId,
         challengeId,
         credentialId,
@@ -76,13 +94,21 @@ export function createPresenceHotPath(
     },
     settleVerified: (s) =>
       mapUniqueViolation(async () => {
+        outside();
         if (dialect === 'sqlite') return sqliteVerified(program, s);
         if (lanes.pgSettles) return lanes.pgSettles.settle(s);
         return (await pgVerified(run, [{ settlement: s, traceParent: currentTraceParent() }]))[0]!;
       }),
     settleDenied: (s) =>
-      mapUniqueViolation(() => (dialect === 'postgres' ? pgDenied(run, s) : sqliteDenied(program, s))),
-    createChallenge: (c) => mapUniqueViolation(() => createChallengeWrites(run, program, dialect, c)),
+      mapUniqueViolation(async () => {
+        outside();
+        return dialect === 'postgres' ? pgDenied(run, s) : sqliteDenied(program, s);
+      }),
+    createChallenge: (c) =>
+      mapUniqueViolation(async () => {
+        outside();
+        return createChallengeWrites(run, program, dialect, c);
+      }),
   };
 }
 

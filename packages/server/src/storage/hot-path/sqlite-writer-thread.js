@@ -7,7 +7,9 @@
  * group commit of sqlite-group-commit.ts, with the fsync and the statements off the event loop
  * that serves HTTP. A program whose result says `undo`, or that threw, is rolled back to its
  * savepoint; if SQLite rolled the whole transaction back, or the COMMIT failed, every program of
- * the batch fails with that error. docs/adr/0017-sqlite-writer-thread.md.
+ * the batch fails with that error. A read-only program (`read`) does not wait for a batch: it runs
+ * as soon as it arrives, between two batches, on this connection's warm page cache.
+ * docs/adr/0017-sqlite-writer-thread.md.
  */
 import { setImmediate } from 'node:timers';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -19,7 +21,7 @@ const MAX_MEMBERS = 64;
 
 /**
  * @typedef {import('./sqlite-program.js').Program} Program
- * @typedef {{ id: number, program: Program }} Request
+ * @typedef {{ id: number, program: Program, read?: boolean }} Request
  * @typedef {{ name: string, code: unknown, message: string }} SentError
  * @typedef {{ id: number, result?: import('./sqlite-program.js').ProgramResult, error?: SentError }} Reply
  */
@@ -55,9 +57,23 @@ const queue = [];
 let scheduled = false;
 
 port.on('message', (/** @type {Request} */ request) => {
+  if (request.read === true) return void answerRead(request);
   queue.push(request);
   schedule();
 });
+
+/**
+ * A read runs at once, between two batches (a batch never yields to the event loop, so no
+ * transaction is open here): it sees what was committed, on this connection's warm page cache.
+ * @param {Request} request
+ */
+async function answerRead({ id, program }) {
+  try {
+    port?.postMessage([{ id, result: await runProgram(program, exec) }]);
+  } catch (error) {
+    port?.postMessage([{ id, error: sent(error) }]);
+  }
+}
 
 function schedule() {
   if (scheduled) return;
