@@ -14,7 +14,7 @@ import type { Program } from './hot-path/sqlite-program.js';
 import { openDatabase } from './open-database.js';
 import type { Database } from './schema.js';
 import { createSqliteGroupCommit } from './sqlite-group-commit.js';
-import type { SqliteWriter } from './sqlite-writer.js';
+import { createSqliteWriter, type SqliteWriter } from './sqlite-writer.js';
 
 const insert = (name: string): Program => ({
   steps: [{ sql: 'insert into items (name) values (?)', params: [name] }],
@@ -191,6 +191,24 @@ describe('SQLite writer thread', () => {
     observer.exec('rollback');
     await writer.run(insert('later'));
     expect(committed()).toEqual(['later']);
+  });
+
+  it('fails what a thread held when it dies inside a transaction as a 503, keeps none of it, and starts a new one', async () => {
+    const dying = new URL('../../test/fixtures/dying-writer-thread.js', import.meta.url);
+    const crashing = createSqliteWriter(path, 100, undefined, dying);
+    try {
+      const results = await Promise.allSettled([crashing.run(insert('a')), crashing.run(insert('b'))]);
+      for (const result of results) {
+        expect(result.status).toBe('rejected');
+        expect((result as PromiseRejectedResult).reason).toMatchObject({ code: 'service_unavailable' });
+      }
+      expect(committed()).toEqual([]);
+      // The dead thread's write lock went with it: the new thread writes at once.
+      await crashing.run(insert('after'));
+      expect(committed()).toEqual(['after']);
+    } finally {
+      await crashing.close();
+    }
   });
 
   it('finishes what it was sent before the store closes, and refuses what comes after', async () => {

@@ -55,7 +55,13 @@ const THREAD = new URL('./hot-path/sqlite-writer-thread.js', import.meta.url);
  * `tracer` (tracing on): one CLIENT span per program, from sending to its answer, in the caller's
  * trace, named BATCH (OpenTelemetry's database batch) with every statement's text, placeholders only.
  */
-export function createSqliteWriter(path: string, busyTimeoutMs: number, tracer?: Tracer): SqliteWriter {
+export function createSqliteWriter(
+  path: string,
+  busyTimeoutMs: number,
+  tracer?: Tracer,
+  /** The thread's module; tests run one that dies. */
+  thread: URL = THREAD,
+): SqliteWriter {
   let worker: Worker | undefined;
   let nextId = 0;
   const sent = new Map<number, Sent>();
@@ -74,22 +80,22 @@ export function createSqliteWriter(path: string, busyTimeoutMs: number, tracer?:
   };
 
   const start = (): Worker => {
-    const thread = new Worker(THREAD, { workerData: { path, busyTimeoutMs } });
-    thread.on('message', (replies: Reply[]) => {
+    const started = new Worker(thread, { workerData: { path, busyTimeoutMs } });
+    started.on('message', (replies: Reply[]) => {
       for (const reply of replies) answer(reply);
       settleDrained();
     });
     // The thread died (it could not open the file, say): what it held fails as an outage, and the
     // next program starts a new one.
     const lost = (cause: unknown) => {
-      if (worker === thread) worker = undefined;
+      if (worker === started) worker = undefined;
       for (const [, pending] of sent) pending.reject(databaseUnavailable(cause));
       sent.clear();
       settleDrained();
     };
-    thread.on('error', lost);
-    thread.on('exit', (code) => lost(new Error(`the SQLite writer thread exited with code ${code}`)));
-    return thread;
+    started.on('error', lost);
+    started.on('exit', (code) => lost(new Error(`the SQLite writer thread exited with code ${code}`)));
+    return started;
   };
 
   const answer = (reply: Reply) => {
