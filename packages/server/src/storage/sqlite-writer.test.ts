@@ -183,6 +183,28 @@ describe('SQLite writer thread', () => {
     }
   });
 
+  it('lets the main connection in while reads stream without a pause: the gate waits for programs only', async () => {
+    const select: Program = {
+      steps: [{ sql: 'select count(*) as n from items', params: [], returns: true }],
+    };
+    await writer.run(insert('a'));
+    let reading = true;
+    // Two overlapping chains: one read is always in flight.
+    const chain = async () => {
+      while (reading) await writer.read(select);
+    };
+    const chains = [chain(), new Promise((resolve) => setTimeout(resolve, 1)).then(chain)];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const entered = await Promise.race([
+      writer.enter().then(() => 'entered'),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting'), 1000)),
+    ]);
+    reading = false;
+    await Promise.all(chains);
+    expect(entered).toBe('entered');
+    writer.leave();
+  });
+
   it('reports a lock held elsewhere past busy_timeout as a 503, and works again once it is free', async () => {
     observer.exec('begin immediate');
     const refused = await writer.run(insert('late')).catch((error: unknown) => error);

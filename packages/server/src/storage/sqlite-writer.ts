@@ -9,7 +9,8 @@
  * (busy_timeout). So the main connection never asks for the lock while the writer thread may hold
  * it: every write of the main connection (a group-commit transaction, or a single statement
  * outside one) first `enter`s the gate, which stops sending programs and waits until the thread
- * has answered all it was sent; `leave` sends what queued meanwhile. Reads need no gate (WAL).
+ * has answered every program it was sent; `leave` sends what queued meanwhile. Reads need no
+ * gate (WAL), and the gate does not wait for them.
  * Another process still waits on the lock as before.
  *
  * The hot path's two reads (a challenge with its credential, a subject's credentials) also run on
@@ -30,7 +31,7 @@ export interface SqliteWriter {
   run(program: Program): Promise<ProgramResult>;
   /** Runs a read-only program on the thread's connection at once, outside any transaction. */
   read(program: Program): Promise<ProgramResult>;
-  /** Before the main connection writes: resolves when the thread holds nothing and is sent nothing. */
+  /** Before the main connection writes: resolves when the thread holds no program and is sent none. */
   enter(): Promise<void>;
   leave(): void;
   /** Waits for what was sent, then stops the thread. */
@@ -41,6 +42,9 @@ interface Sent {
   resolve: (result: ProgramResult) => void;
   reject: (error: unknown) => void;
 }
+
+/** Until the thread holds no programs (the gate), or nothing at all, reads included (closing). */
+type Quiet = 'no programs' | 'nothing';
 
 interface Reply {
   id: number;
@@ -65,18 +69,24 @@ export function createSqliteWriter(
   let worker: Worker | undefined;
   let nextId = 0;
   const sent = new Map<number, Sent>();
+  // The programs among `sent`. The gate waits for these only: reads never take the write lock, and
+  // under load there is always one in flight, so waiting for them too could wait for ever.
+  const programs = new Set<number>();
   const held: { program: Program; answer: Sent }[] = [];
   let entered = 0;
-  let drained: (() => void)[] = [];
+  let waiting: { until: Quiet; resolve: () => void }[] = [];
   let closed = false;
 
+  const isQuiet = (until: Quiet) => (until === 'nothing' ? sent.size === 0 : programs.size === 0);
+  const quiet = (until: Quiet) =>
+    isQuiet(until) ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ until, resolve }));
   const settleDrained = () => {
-    if (sent.size > 0) return;
-    // Idle, the thread does not keep the process alive; with programs out, it does.
-    worker?.unref();
-    const waiting = drained;
-    drained = [];
-    for (const resolve of waiting) resolve();
+    // Idle, the thread does not keep the process alive; with anything out, it does.
+    if (sent.size === 0) worker?.unref();
+    const ready = waiting.filter((w) => isQuiet(w.until));
+    if (ready.length === 0) return;
+    waiting = waiting.filter((w) => !isQuiet(w.until));
+    for (const { resolve } of ready) resolve();
   };
 
   const start = (): Worker => {
@@ -91,6 +101,7 @@ export function createSqliteWriter(
       if (worker === started) worker = undefined;
       for (const [, pending] of sent) pending.reject(databaseUnavailable(cause));
       sent.clear();
+      programs.clear();
       settleDrained();
     };
     started.on('error', lost);
@@ -102,6 +113,7 @@ export function createSqliteWriter(
     const pending = sent.get(reply.id);
     if (pending === undefined) return;
     sent.delete(reply.id);
+    programs.delete(reply.id);
     if (reply.result !== undefined) return pending.resolve(reply.result);
     const error = Object.assign(new Error(reply.error?.message ?? 'the SQLite writer failed'), {
       name: reply.error?.name ?? 'Error',
@@ -118,6 +130,7 @@ export function createSqliteWriter(
     if (sent.size === 0) worker.ref();
     const id = nextId++;
     sent.set(id, pending);
+    if (!read) programs.add(id);
     worker.postMessage(read ? { id, program, read } : { id, program });
   };
 
@@ -140,8 +153,7 @@ export function createSqliteWriter(
     read: tracer === undefined ? read : (program) => tracedRead(tracer, program, read),
     enter() {
       entered++;
-      if (sent.size === 0) return Promise.resolve();
-      return new Promise<void>((resolve) => drained.push(resolve));
+      return quiet('no programs');
     },
     leave() {
       entered--;
@@ -152,6 +164,7 @@ export function createSqliteWriter(
       closed = true;
       await this.enter();
       this.leave();
+      await quiet('nothing');
       const thread = worker;
       worker = undefined;
       if (thread) await thread.terminate();
