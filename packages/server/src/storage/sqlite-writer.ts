@@ -134,19 +134,20 @@ export function createSqliteWriter(
     worker.postMessage(read ? { id, program, read } : { id, program });
   };
 
-  const submit = (program: Program) =>
+  /** A promise for the program's result, refused at once once the store is closed. */
+  const unlessClosed = (post: (pending: Sent) => void) =>
     new Promise<ProgramResult>((resolve, reject) => {
-      if (closed) return reject(databaseUnavailable(new Error('the store is closed')));
-      const pending = { resolve, reject };
+      if (closed) reject(databaseUnavailable(new Error('the store is closed')));
+      else post({ resolve, reject });
+    });
+
+  const submit = (program: Program) =>
+    unlessClosed((pending) => {
       if (entered > 0) held.push({ program, answer: pending });
       else send(program, pending);
     });
 
-  const read = (program: Program) =>
-    new Promise<ProgramResult>((resolve, reject) => {
-      if (closed) return reject(databaseUnavailable(new Error('the store is closed')));
-      send(program, { resolve, reject }, true);
-    });
+  const read = (program: Program) => unlessClosed((pending) => send(program, pending, true));
 
   return {
     run: tracer === undefined ? submit : (program) => traced(tracer, program, submit),
@@ -172,19 +173,22 @@ export function createSqliteWriter(
   };
 }
 
+/** The program's statements as a span's `db.query.text`: placeholders only, never values. */
+const queryText = (program: Program) => program.steps.map((step) => step.sql).join('; ');
+
 function traced(tracer: Tracer, program: Program, submit: (p: Program) => Promise<ProgramResult>) {
   const attributes = {
     'db.system.name': 'sqlite',
     'db.operation.name': 'BATCH',
     'db.operation.batch.size': program.steps.length,
-    'db.query.text': program.steps.map((step) => step.sql).join('; '),
+    'db.query.text': queryText(program),
   };
   return inDatabaseSpan(tracer, 'BATCH', attributes, () => submit(program));
 }
 
 /** A read is one statement: its span looks like the main connection's (traced-dialect.ts). */
 function tracedRead(tracer: Tracer, program: Program, read: (p: Program) => Promise<ProgramResult>) {
-  const text = program.steps.map((step) => step.sql).join('; ');
+  const text = queryText(program);
   const operation = operationOf(text);
   const attributes = { 'db.system.name': 'sqlite', 'db.operation.name': operation, 'db.query.text': text };
   return inDatabaseSpan(tracer, operation, attributes, () => read(program));
