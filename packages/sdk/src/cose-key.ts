@@ -85,7 +85,8 @@ export function verifyCoseSignature(
  * node:crypto's documented defaults, so those get the KeyObject itself. Node 24 tells a key wrapped
  * in an options object apart from a KeyObject and from a CryptoKey by catching a thrown TypeError
  * for each: two exceptions per signature check, about 15 µs (Node 20 reads a symbol instead).
- * The test "rejects an ECDSA signature in raw r||s form" holds the DER default to account.
+ * Tests hold both defaults to account: a raw r||s ECDSA signature and an RSA-PSS signature
+ * checked as RS256 must both fail (public-key-cache.test.ts).
  */
 function keyInput(spec: AlgorithmSpec, key: KeyObject) {
   if (spec.curve !== undefined || spec.padding === 'pkcs1') return key;
