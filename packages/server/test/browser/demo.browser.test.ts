@@ -103,7 +103,12 @@ describe.skipIf(chromiumMissing())('demo page in Chromium with a virtual authent
       expect(report.valid, JSON.stringify(report.checks, null, 2)).toBe(true);
       expect(report.receiptHashHex).toBe(receiptHashHex);
 
-      // A second approval is a distinct payout: another payoutId, another action hash.
+      // A second approval is a distinct payout: another payoutId, another action hash. Its challenge
+      // is held back a moment, so the first approval's decision must not stand for it meanwhile.
+      await page.route('**/demo/api/challenges', async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await route.continue();
+      });
       expect(await approve(page), log.join('\n')).toBe('verified');
       const second = JSON.parse((await page.textContent('#action-json')) ?? '') as Record<string, string>;
       expect(second['payoutId']).not.toBe(action['payoutId']);

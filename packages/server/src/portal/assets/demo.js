@@ -104,7 +104,10 @@
     box.append(strong, p);
   }
 
+  // A new approval starts with no decision shown: the last one's must not stand for this one.
   function resetResult(challenge) {
+    $('decision').dataset.outcome = 'none';
+    $('decision').replaceChildren();
     $('challenge-id').textContent = challenge ? challenge.challengeId : '—';
     $('challenge-hash').textContent = challenge ? challenge.actionHashHex : '—';
     $('receipt-id').textContent = '—';
