@@ -80,7 +80,7 @@ export function createSqliteWriter(
   const isQuiet = (until: Quiet) => (until === 'nothing' ? sent.size === 0 : programs.size === 0);
   const quiet = (until: Quiet) =>
     isQuiet(until) ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ until, resolve }));
-  const settleDrained = () => {
+  const wakeQuietWaiters = () => {
     // Idle, the thread does not keep the process alive; with anything out, it does.
     if (sent.size === 0) worker?.unref();
     const ready = waiting.filter((w) => isQuiet(w.until));
@@ -93,7 +93,7 @@ export function createSqliteWriter(
     const started = new Worker(thread, { workerData: { path, busyTimeoutMs } });
     started.on('message', (replies: Reply[]) => {
       for (const reply of replies) answer(reply);
-      settleDrained();
+      wakeQuietWaiters();
     });
     // The thread died (it could not open the file, say): what it held fails as an outage, and the
     // next program starts a new one.
@@ -102,7 +102,7 @@ export function createSqliteWriter(
       for (const [, pending] of sent) pending.reject(databaseUnavailable(cause));
       sent.clear();
       programs.clear();
-      settleDrained();
+      wakeQuietWaiters();
     };
     started.on('error', lost);
     started.on('exit', (code) => lost(new Error(`the SQLite writer thread exited with code ${code}`)));
