@@ -52,6 +52,13 @@ describe('SQLite writer thread', () => {
     expect(committed()).toEqual(['a', 'b', 'c']);
   });
 
+  it("keeps its savepoints' journal in memory, where the main connection keeps SQLite's default", async () => {
+    const tempStore: Program = { steps: [{ sql: 'pragma temp_store', params: [], returns: true }] };
+    expect((await writer.read(tempStore)).rows).toEqual([{ temp_store: 2 }]);
+    const main = await sql<{ temp_store: number }>`pragma temp_store`.execute(db);
+    expect(main.rows).toEqual([{ temp_store: 0 }]);
+  });
+
   it("keeps what a stopped program wrote, takes back an undone one's, and keeps a value for a later step", async () => {
     const stopped: Program = {
       steps: [
