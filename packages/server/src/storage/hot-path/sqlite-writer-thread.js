@@ -35,9 +35,10 @@ const mode = database.pragma('journal_mode = WAL', { simple: true });
 if (mode !== 'wal') throw new Error(`SQLite refused WAL journal mode for ${path} (got ${String(mode)})`);
 database.pragma('synchronous = FULL');
 database.pragma('foreign_keys = ON');
-// Each program runs in a savepoint, so SQLite keeps a statement journal of the pages it changes.
-// Past 64 KiB that journal spills to a temporary file (created, written and unlinked per
-// transaction); in memory it stays a copy. Nothing durable lives there: it only undoes a savepoint.
+// Each program runs in a savepoint, so SQLite journals the pages it changes that the batch had
+// changed before it. Past 64 KiB that journal spills to a temporary file, created, written and
+// unlinked per transaction; in memory it stays a copy. Nothing durable lives there: it only undoes a
+// savepoint. The thread's statements build no large sorts, which this setting also keeps in memory.
 database.pragma('temp_store = MEMORY');
 
 /** @type {Map<string, SqliteDatabase.Statement>} */
