@@ -1,8 +1,9 @@
 // @ts-check
 /**
  * The SQLite writer thread (sqlite-writer.ts starts it): its own connection to the store's file,
- * with the same pragmas as the main one (WAL, synchronous=FULL, foreign keys, busy_timeout). The
- * programs that arrive while it is busy run together, each in its own savepoint, inside ONE
+ * with the main one's pragmas (WAL, synchronous=FULL, foreign keys, busy_timeout), plus its
+ * savepoints' journal in memory (temp_store, below). The programs that arrive while it is busy
+ * run together, each in its own savepoint, inside ONE
  * `BEGIN IMMEDIATE … COMMIT`, and their results go back only after that COMMIT returned: the
  * group commit of sqlite-group-commit.ts, with the fsync and the statements off the event loop
  * that serves HTTP. A program whose result says `undo`, or that threw, is rolled back to its
