@@ -5,6 +5,8 @@
 //         [--json <file>]    (all figures, machine-readable)
 //         [--light-concurrency 4]  (the light-load latency phase)
 //         [--scale-rounds 1]  (PostgreSQL: one vs two server processes, 1 and 16 tenants; 0 skips)
+//         [--scale-cpu-quota <cores>]  (scale phase: each server process capped at this much CPU by a
+//                            cgroup, so a small machine has cores left for PostgreSQL; needs root)
 // Method and the latest figures: docs/performance.md.
 //
 // Presence verify throughput, end to end over HTTP, next to a ceiling measured in the same run:
@@ -20,6 +22,8 @@
 //        light load:    verifications at 4 connections (latency when not saturated)
 //        scale (PostgreSQL): a second server process on the same database; verifications for ONE
 //                       tenant and for 16 tenants through one process, then through both
+//                       (--scale-cpu-quota: each process capped, so that on a small machine the
+//                       question is the design's per-tenant locks, not the cores left over)
 //      sqlite-tmpfs and postgres-nosync are not durable; they only show what the durable commit costs.
 // The load generator is this process; each server is a separate process. Every phase is bounded by
 // time and count; child processes, temp dirs and the PostgreSQL database are removed even on failure.
@@ -35,6 +39,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { combineRuns, runLoad } from './load.mjs';
+import { capCpu } from './cpu-quota.mjs';
 import { durabilityMicro, signatureMicro } from './micro.mjs';
 import { printProfile, summariseProfile } from './profile-summary.mjs';
 import { SoftAuthenticator } from './soft-authenticator.mjs';
@@ -69,6 +74,8 @@ const { values: args } = parseArgs({
     json: { type: 'string' },
     // PostgreSQL only: one vs two server processes, for one tenant and for 16 tenants (0: skip).
     'scale-rounds': { type: 'string', default: '1' },
+    // The scale phase only: every server process capped at this many cores (cpu-quota.mjs).
+    'scale-cpu-quota': { type: 'string' },
     'light-concurrency': { type: 'string', default: '4' },
   },
 });
@@ -495,7 +502,16 @@ async function benchDatabase(db) {
   const light = await lightPhase({ origin, lanes, rate: verifications.opsPerS });
   const scale =
     scaleRounds > 0 && db === 'postgres'
-      ? await scalePhases({ env, origin, lanes, rate: verifications.opsPerS })
+      ? await scalePhases({
+          env,
+          nodeArgs,
+          origin,
+          server,
+          pgName,
+          lanes,
+          rate: verifications.opsPerS,
+          serverCores: verifications.cpu.serverCores,
+        })
       : null;
   await stopChild(server);
 
@@ -534,6 +550,9 @@ function supplyCount(rate) {
   return Math.max(200, Math.min(maxCount, Math.ceil(1.4 * rate * seconds)));
 }
 
+/** What the scale phase's second process serves before it is measured: it starts cold. */
+const SECOND_WARMUP_VERIFICATIONS = 3000;
+
 async function lightPhase({ origin, lanes, rate }) {
   const used = lanes.slice(0, 2 * lightConcurrency);
   const supply = await makeSupply({ origin, lanes: used, count: supplyCount(rate), concurrency });
@@ -550,13 +569,28 @@ async function lightPhase({ origin, lanes, rate }) {
 /**
  * PostgreSQL: does a second server process add throughput? For ONE tenant (its per-tenant rows are
  * the limit) and for 16 tenants (one per connection). Each pairing is measured in the same round,
- * one process then two; --scale-rounds repeats the rounds and the medians are reported.
+ * one process then two; --scale-rounds repeats the rounds and the medians are reported. The second
+ * process runs only while two are measured: an idle one would still take part of the background
+ * work (webhook fan-out, the receipt log) off the first. It starts cold, so it first serves
+ * SECOND_WARMUP_VERIFICATIONS on its own, uncapped, as the first did in the phases before: a cold
+ * process spends about twice the CPU per verification until V8 has optimised the path. With
+ * --scale-cpu-quota every server process is capped (cpu-quota.mjs). Each sub-phase records the CPU
+ * of the servers and of PostgreSQL, and PostgreSQL's waits, over its recorded window.
  */
-async function scalePhases({ env, origin, lanes, rate }) {
-  const port = await freePort();
-  const second = startChild(SERVER, [], { ...env, PORT: String(port) }, 'second presence server');
-  const origin2 = `http://127.0.0.1:${port}`;
-  await waitReady(second, `${origin2}/readyz`);
+async function scalePhases({ env, nodeArgs, origin, server, pgName, lanes, rate, serverCores }) {
+  const cores = args['scale-cpu-quota'] === undefined ? null : Number(args['scale-cpu-quota']);
+  // A capped process verifies about as much less as it has less CPU: size the supplies for that.
+  const perProcess = cores === null ? rate : rate * Math.min(1, cores / serverCores);
+  const caps = new Map();
+  const uncap = (pid) => {
+    caps.get(pid)?.release();
+    caps.delete(pid);
+  };
+  cleanups.push(async () => [...caps.keys()].forEach(uncap));
+  const cap = (pid, label) => {
+    if (cores !== null) caps.set(pid, capCpu(pid, cores, label));
+  };
+  cap(server.pid, 'the presence server');
   const manyTenants = await Promise.all(
     Array.from({ length: concurrency }, (_, i) => enrolTenant(env, origin, `bench-${i}`)),
   );
@@ -568,17 +602,56 @@ async function scalePhases({ env, origin, lanes, rate }) {
       ['oneTenant', lanes],
       ['manyTenants', many],
     ]) {
-      for (const [processes, origins] of [
-        [1, [origin]],
-        [2, [origin, origin2]],
-      ]) {
+      for (const processes of [1, 2]) {
+        const servers = [server];
+        const origins = [origin];
+        if (processes === 2) {
+          const port = await freePort();
+          const second = startChild(
+            SERVER,
+            nodeArgs,
+            { ...env, PORT: String(port) },
+            'second presence server',
+          );
+          origins.push(`http://127.0.0.1:${port}`);
+          servers.push(second);
+          await waitReady(second, `${origins[1]}/readyz`);
+          // Signed before the measured supply, so every credential's counters still arrive in order.
+          const warm = await makeSupply({
+            origin: origins[1],
+            lanes: use,
+            count: SECOND_WARMUP_VERIFICATIONS,
+            concurrency,
+          });
+          await verifyAcross({
+            origins: [origins[1]],
+            lanes: use,
+            supply: warm,
+            concurrency,
+            warmupMs: 0,
+            seconds: 60,
+          });
+          cap(second.pid, 'the second server');
+        }
         const supply = await makeSupply({
           origin,
           lanes: use,
-          count: supplyCount(rate * processes),
+          count: supplyCount(perProcess * processes),
           concurrency,
         });
-        round[`${name}${processes}`] = await verifyAcross({
+        const pids = servers.map((s) => s.pid);
+        // CPU is read over the recorded window: from the end of the warm-up to the end.
+        let throttledBefore = [];
+        let stopSampler = null;
+        const before = new Promise((ok, fail) =>
+          setTimeout(() => {
+            throttledBefore = pids.map((pid) => caps.get(pid)?.throttled());
+            stopSampler = samplePgWaits(pgName);
+            scaleCpu(pids, pgName).then(ok, fail);
+          }, warmupMs),
+        );
+        before.catch(() => undefined); // awaited (and thrown) below
+        const result = await verifyAcross({
           origins,
           lanes: use,
           supply,
@@ -586,16 +659,75 @@ async function scalePhases({ env, origin, lanes, rate }) {
           warmupMs,
           seconds,
         });
+        result.pgWaits = stopSampler === null ? [] : await stopSampler();
+        result.cpu = scaleCpuBetween(await before, await scaleCpu(pids, pgName), result.count);
+        // The share of CFS periods in which each capped server used up its quota: near 1, CPU-bound.
+        result.throttledShare = pids.flatMap((pid, i) => {
+          const now = caps.get(pid)?.throttled();
+          if (now === undefined) return [];
+          const periods = now.periods - throttledBefore[i].periods;
+          return [periods > 0 ? (now.throttled - throttledBefore[i].throttled) / periods : 0];
+        });
+        round[`${name}${processes}`] = result;
+        for (const second of servers.slice(1)) {
+          uncap(second.pid);
+          await stopChild(second);
+        }
       }
     }
     rounds.push(round);
   }
-  await stopChild(second);
+  uncap(server.pid);
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   return {
+    cpuQuota: cores,
     rounds,
     oneTenantGain: median(rounds.map((x) => x.oneTenant2.opsPerS / x.oneTenant1.opsPerS)),
     manyTenantsGain: median(rounds.map((x) => x.manyTenants2.opsPerS / x.manyTenants1.opsPerS)),
+  };
+}
+
+/**
+ * CPU seconds of each server process and of the database's PostgreSQL backends, and the number of
+ * receipt-log checkpoints signed so far (the background work that grows with tenants).
+ */
+async function scaleCpu(serverPids, database) {
+  return {
+    at: performance.now(),
+    monoUs: Number(process.hrtime.bigint() / 1000n),
+    servers: serverPids.map(procCpuS),
+    postgres: await postgresCpuS(database),
+    checkpoints: await checkpointCount(database),
+  };
+}
+
+async function checkpointCount(database) {
+  const client = new pg.Client({
+    connectionString: `${args['pg-url']}/${database}`,
+    connectionTimeoutMillis: 5000,
+  });
+  await client.connect();
+  try {
+    return (await client.query('select count(*)::int as n from receipt_log_checkpoints')).rows[0].n;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Cores busy over a scale sub-phase's recorded window, and CPU µs per verification. */
+function scaleCpuBetween(a, b, count) {
+  const wall = (b.at - a.at) / 1000;
+  let postgres = 0;
+  for (const [pid, end] of b.postgres) postgres += end - (a.postgres.get(pid) ?? 0);
+  const servers = b.servers.map((s, i) => s - a.servers[i]);
+  return {
+    serverCores: servers.map((s) => s / wall),
+    postgresCores: postgres / wall,
+    checkpointsPerS: (b.checkpoints - a.checkpoints) / wall,
+    serverCpuUsPerOp: (servers.reduce((x, y) => x + y, 0) * 1e6) / count,
+    postgresCpuUsPerOp: (postgres * 1e6) / count,
+    fromUs: a.monoUs,
+    toUs: b.monoUs,
   };
 }
 
@@ -742,17 +874,30 @@ function printResults(micro, durability, results) {
   }
   for (const r of results) {
     if (!r.scale) continue;
+    const capped = r.scale.cpuQuota === null ? '' : `, each server capped at ${r.scale.cpuQuota} cores`;
     console.log(
-      `\n== ${r.db}: one vs two server processes, ${concurrency} connections (ops/s, p50 / p99 ms)`,
+      `\n== ${r.db}: one vs two server processes, ${concurrency} connections${capped} (ops/s, p50 / p99 ms; cores busy; CPU µs per verification)`,
     );
     r.scale.rounds.forEach((x, i) => {
       for (const key of ['oneTenant1', 'oneTenant2', 'manyTenants1', 'manyTenants2']) {
-        console.log(`round ${i + 1} ${key.padEnd(13)} ${f0(x[key].opsPerS).padStart(7)}/s  ${lat(x[key])}`);
+        const c = x[key].cpu;
+        const throttled =
+          x[key].throttledShare.length === 0
+            ? ''
+            : `  throttled ${x[key].throttledShare.map((t) => `${Math.round(100 * t)} %`).join(' + ')} of periods`;
+        console.log(
+          `round ${i + 1} ${key.padEnd(13)} ${f0(x[key].opsPerS).padStart(7)}/s (${x[key].perOrigin.map(f0).join(' + ')})  ${lat(x[key]).padEnd(13)}` +
+            `  server ${c.serverCores.map(f2).join(' + ')}  postgres ${f2(c.postgresCores)}` +
+            `  | server ${f0(c.serverCpuUsPerOp)} µs  postgres ${f0(c.postgresCpuUsPerOp)} µs  checkpoints ${f1(c.checkpointsPerS)}/s${throttled}`,
+        );
+        const waits = x[key].pgWaits.slice(0, 5).map((w) => `${w.wait} ${f1(w.backends)}`);
+        console.log(`${''.padEnd(22)} PostgreSQL backends (average): ${waits.join(' | ')}`);
       }
     });
     console.log(
       `two processes ÷ one (median of ${r.scale.rounds.length} round(s)): one tenant ${f2(r.scale.oneTenantGain)}×, ` +
-        `${concurrency} tenants ${f2(r.scale.manyTenantsGain)}×`,
+        `${concurrency} tenants ${f2(r.scale.manyTenantsGain)}× (targets ≥ 1.6× and ≥ 1.8×` +
+        `${r.scale.cpuQuota === null ? '' : `, with each process capped at ${r.scale.cpuQuota} cores`})`,
     );
   }
   for (const r of results) {

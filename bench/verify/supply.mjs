@@ -97,6 +97,8 @@ export async function verifyAcross({ origins, lanes, supply, concurrency, warmup
   return {
     count,
     opsPerS: runs.reduce((n, r) => n + r.opsPerS, 0),
+    // Each origin's share, in the order given.
+    perOrigin: runs.map((r) => r.opsPerS),
     windowS,
     p50: pct(50),
     p99: pct(99),
