@@ -10,12 +10,19 @@ export interface ReceiptLogJobOptions {
   maxLeaves?: number;
   /** Tenants served per batch. */
   maxTenants?: number;
+  /**
+   * A grown log waits until its last checkpoint is this old (ms), unless it is more than
+   * `maxLeaves` behind; 9/10 of `intervalMs` by default. Tests that integrate on demand pass 0.
+   */
+  minCheckpointAgeMs?: number;
 }
 
 /**
  * Integrates new receipts into each tenant's log and signs a checkpoint whenever a log grew: off
  * the verify path, every `intervalMs`, right away again while a backlog remains. Safe with any
- * number of processes: the append is a compare-and-set on the tree size.
+ * number of processes: the append is a compare-and-set on the tree size. Each tenant's checkpoints
+ * are spaced by the age of its last one, which every process reads: so N processes sign about as
+ * many checkpoints as one (one per tenant per interval while its log grows), not N times as many.
  */
 export function createReceiptLogJob(
   deps: Pick<Deps, 'store' | 'clock' | 'secrets' | 'logOrigin'>,
@@ -23,11 +30,17 @@ export function createReceiptLogJob(
 ): Job {
   let signer: LogSigner | undefined;
   const maxLeaves = options.maxLeaves ?? 10_000;
+  // Below the interval, so a single process, which runs an interval after its last run ended,
+  // always finds its own last checkpoint due.
+  const minAgeMs = options.minCheckpointAgeMs ?? Math.floor(0.9 * options.intervalMs);
   return {
     name: 'receipt-log',
     intervalMs: options.intervalMs,
     async run() {
-      const pending = await deps.store.receiptLogTree.pendingTenants(options.maxTenants ?? 100);
+      const pending = await deps.store.receiptLogTree.pendingTenants(options.maxTenants ?? 100, {
+        checkpointedBy: deps.clock.now() - minAgeMs,
+        backlog: maxLeaves,
+      });
       if (pending.length === 0) return false;
       signer ??= await loadLogSigner(deps);
       let more = pending.length === (options.maxTenants ?? 100);

@@ -1,10 +1,15 @@
 /** Receipt-log helpers for tests: run the integration job now, read the log key from keys.json. */
+import { createReceiptLogJob } from '../../src/worker/receipt-log-job.js';
 import type { TestService } from './test-service.js';
 
-/** Runs the receipt-log job until it reports no more work (what the worker does every interval). */
+/**
+ * Runs the receipt-log job until it reports no more work (what the worker does every interval),
+ * for every grown log however recent its last checkpoint: the test clock stands still. The
+ * spacing of checkpoints has its own test (receipt-log-job.test.ts).
+ */
 export async function integrateNow(s: TestService): Promise<void> {
-  const job = s.composed.jobs.find((j) => j.name === 'receipt-log');
-  if (!job) throw new Error('no receipt-log job');
+  if (!s.composed.jobs.some((j) => j.name === 'receipt-log')) throw new Error('no receipt-log job');
+  const job = createReceiptLogJob(s.composed.deps, { intervalMs: 500, minCheckpointAgeMs: 0 });
   while (await job.run()) {
     // keep going while a backlog remains
   }

@@ -52,8 +52,15 @@ export interface LogWitnessSettings {
 export interface ReceiptLogStore {
   /** The tree size integrated so far (0 when the log is empty). */
   treeSize(tenantId: string): Promise<number>;
-  /** Tenants with receipts beyond their integrated tree size, with both numbers. */
-  pendingTenants(limit: number): Promise<{ tenantId: string; treeSize: number; lastSeq: number }[]>;
+  /**
+   * Tenants with receipts beyond their integrated tree size, with both numbers: those with no
+   * checkpoint yet, those whose last checkpoint was made at or before `checkpointedBy` (ms), and
+   * those more than `backlog` receipts behind whatever their last checkpoint's age.
+   */
+  pendingTenants(
+    limit: number,
+    due: { checkpointedBy: number; backlog: number },
+  ): Promise<{ tenantId: string; treeSize: number; lastSeq: number }[]>;
   /** Receipt hashes (hex) of seq in (after, after + limit], in seq order. */
   receiptHashes(tenantId: string, after: number, limit: number): Promise<{ seq: number; hashHex: string }[]>;
   readTiles(tenantId: string, keys: readonly TileKey[]): Promise<StoredTile[]>;

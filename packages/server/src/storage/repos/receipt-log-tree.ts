@@ -17,13 +17,20 @@ export function createReceiptLogTreeRepo(db: Kysely<Database>): ReceiptLogStore 
         .executeTakeFirst();
       return row ? Number(row.tree_size) : 0;
     },
-    async pendingTenants(limit) {
+    async pendingTenants(limit, due) {
       const rows = await db
         .selectFrom('tenant_counters as tc')
         .leftJoin('receipt_log_state as s', 's.tenant_id', 'tc.tenant_id')
         .select(['tc.tenant_id', 'tc.value', 's.tree_size'])
         .where('tc.name', '=', 'receipts')
         .where((eb) => eb('tc.value', '>', eb.fn.coalesce('s.tree_size', sql<number>`0`)))
+        .where((eb) =>
+          eb.or([
+            eb('s.updated_at', 'is', null),
+            eb('s.updated_at', '<=', due.checkpointedBy),
+            eb('tc.value', '>', sql<number>`${sql.ref('s.tree_size')} + ${due.backlog}`),
+          ]),
+        )
         .orderBy('tc.tenant_id')
         .limit(limit)
         .execute();
