@@ -4,8 +4,9 @@ import type { TestService } from './test-service.js';
 
 /**
  * Runs the receipt-log job until it reports no more work (what the worker does every interval),
- * for every grown log however recent its last checkpoint: the test clock stands still. The
- * spacing of checkpoints has its own test (receipt-log-job.test.ts).
+ * for every grown log however recent its last checkpoint: tests integrate on demand, often right
+ * after the previous checkpoint. The spacing of checkpoints has its own test
+ * (receipt-log-cadence.test.ts).
  */
 export async function integrateNow(s: TestService): Promise<void> {
   if (!s.composed.jobs.some((j) => j.name === 'receipt-log')) throw new Error('no receipt-log job');
