@@ -146,7 +146,12 @@ describe('HttpTransport retries', () => {
   });
 
   it('stops at once when the caller aborts, even during a backoff wait', async () => {
-    const { seen, baseUrl } = await serve((_req, res) => json(res, 500, problem(500, 'internal_error')));
+    // Retry-After pins the wait at the 10 s cap: with full jitter alone, one run in two hundred
+    // would draw a wait under the 50 ms below and retry before the abort.
+    const { seen, baseUrl } = await serve((_req, res) => {
+      res.setHeader('retry-after', '10');
+      json(res, 500, problem(500, 'internal_error'));
+    });
     const client = createPresenceClient({
       baseUrl,
       retries: 5,
