@@ -82,7 +82,7 @@ export async function composeDeps(
   };
   await migrateDatabase(options);
   const deps = await depsFromStore(
-    await openStore({ ...options, ...storeHooks }),
+    await openStore({ ...options, ...storeHooks, transactionGuard: config.transactionGuard }),
     config.masterKey,
     systemClock,
     {

@@ -19,4 +19,15 @@ describe('configuration', () => {
       /PRESENCE_EXPORT_HEAP_GROWTH_MB/,
     );
   });
+
+  it('checks the store inside its own transactions outside production only, unless told', () => {
+    const base = { PRESENCE_MASTER_KEY: Buffer.alloc(32, 7).toString('base64url') };
+    const production = { ...base, NODE_ENV: 'production' };
+    expect(loadConfig(base).transactionGuard).toBe(true);
+    expect(loadConfig({ ...base, NODE_ENV: 'test' }).transactionGuard).toBe(true);
+    expect(loadConfig(production).transactionGuard).toBe(false);
+    expect(loadConfig({ ...production, PRESENCE_STORE_GUARD: 'true' }).transactionGuard).toBe(true);
+    expect(loadConfig({ ...base, PRESENCE_STORE_GUARD: 'false' }).transactionGuard).toBe(false);
+    expect(() => loadConfig({ ...base, PRESENCE_STORE_GUARD: 'maybe' })).toThrow(/PRESENCE_STORE_GUARD/);
+  });
 });

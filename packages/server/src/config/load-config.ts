@@ -17,6 +17,7 @@ export const Env = Type.Object({
   PRESENCE_DATA_DIR: Type.String({ default: './data' }),
   PRESENCE_MASTER_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' })),
   PRESENCE_DEV_TENANT: Type.Optional(Type.Boolean()),
+  PRESENCE_STORE_GUARD: Type.Optional(Type.Boolean()),
   PRESENCE_DEV_ORIGIN: Type.String({ default: 'http://localhost:8080' }),
   PRESENCE_CONSOLE_ORIGIN: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+$' })),
   PRESENCE_CONSOLE_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 24 * 60, default: 30 }),
@@ -126,6 +127,8 @@ export interface Config {
    */
   exportHeapGrowthBytes: number;
   logLevel: Static<typeof Env>['LOG_LEVEL'];
+  /** Using the store inside its own transaction is an error (storage/transaction.ts); default: outside production. */
+  transactionGuard: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -193,6 +196,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     signingKeyRefreshMs: env.PRESENCE_SIGNING_KEY_REFRESH_MS,
     exportHeapGrowthBytes: env.PRESENCE_EXPORT_HEAP_GROWTH_MB * 1024 * 1024,
     logLevel: env.LOG_LEVEL,
+    transactionGuard: env.PRESENCE_STORE_GUARD ?? !production,
   };
 }
 

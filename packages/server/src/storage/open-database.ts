@@ -31,6 +31,8 @@ export interface StoreOptions {
   onPool?: ((pool: PoolStats) => void) | undefined;
   /** Set (tracing on) → one span per SQL statement; unset → the dialect is used as is. */
   tracer?: Tracer | undefined;
+  /** Using the store inside its own transaction is an error (default) or unchecked (transaction.ts). */
+  transactionGuard?: boolean | undefined;
 }
 
 /** pg.Pool's counters. */

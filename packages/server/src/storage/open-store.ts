@@ -15,12 +15,13 @@ export type { StoreOptions } from './open-database.js';
  * `migrateDatabase(options)` first.
  */
 export async function openStore(options: StoreOptions): Promise<Store> {
-  return createStore(await openDatabase(options));
+  return createStore(await openDatabase(options), options.transactionGuard);
 }
 
-export function createStore({ dialect, db, sqliteWriter }: DatabaseHandle): Store {
-  const guard = createTransactionGuard();
-  const outer = db.withPlugin(guard.plugin);
+/** `transactionGuard`: see createTransactionGuard (transaction.ts). */
+export function createStore({ dialect, db, sqliteWriter }: DatabaseHandle, transactionGuard = true): Store {
+  const guard = createTransactionGuard(transactionGuard);
+  const outer = guard.plugin === undefined ? db : db.withPlugin(guard.plugin);
   // SQLite: transactions waiting together share one BEGIN IMMEDIATE … COMMIT (sqlite-group-commit.ts).
   const begin: GroupCommit['run'] =
     dialect === 'sqlite'

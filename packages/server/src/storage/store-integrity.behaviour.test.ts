@@ -120,6 +120,27 @@ describeEachDialect(
       expect(await db.store.tenants.get(tenant.id)).toEqual(tenant);
     });
 
+    it('transaction: without the guard (the production default) the same call is not checked', async () => {
+      const unguarded = await openTestStore(dialect, { transactionGuard: false });
+      try {
+        const tenant = records.tenant();
+        // A read that reaches another connection than the transaction's on both dialects (SQLite's
+        // writer thread; another pooled connection), so that without the check it simply runs.
+        const hotRead = unguarded.store.transaction(async () =>
+          unguarded.store.presence.readForVerify(tenant.id, 'chl_x', 'c'),
+        );
+        await expect(hotRead).resolves.toBeUndefined();
+        const committed = await unguarded.store.transaction(async (tx) => {
+          await tx.tenants.insert(tenant);
+          return tx.tenants.get(tenant.id);
+        });
+        expect(committed).toEqual(tenant);
+        expect(await unguarded.store.tenants.get(tenant.id)).toEqual(tenant);
+      } finally {
+        await unguarded.cleanup();
+      }
+    });
+
     it(`challenges.settle: ${RACERS} concurrent calls on one challenge, exactly one wins`, async () => {
       const { tenant, policy } = await seedTenant(db.store, records);
       const c = records.challenge(tenant.id, policy.id);

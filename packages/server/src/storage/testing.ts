@@ -53,7 +53,7 @@ export async function pgAvailable(): Promise<boolean> {
 
 export async function openTestStore(
   dialect: Dialect,
-  extra: { pgPoolSize?: number } = {},
+  extra: { pgPoolSize?: number; transactionGuard?: boolean } = {},
 ): Promise<TestStore> {
   const scratch = dialect === 'sqlite' ? await mkdtemp(join(tmpdir(), 'presence-store-')) : undefined;
   const options: StoreOptions =
@@ -68,7 +68,7 @@ export async function openTestStore(
   const handle = await openDatabase(options);
   await runMigrations(handle);
   return {
-    store: createStore(handle),
+    store: createStore(handle, extra.transactionGuard),
     options,
     tables: async () => {
       const query =

@@ -51,8 +51,8 @@ interface TransactionScope {
 }
 
 export interface TransactionGuard {
-  /** Add to the outer store's Kysely: its queries fail inside a transaction of the same store. */
-  plugin: KyselyPlugin;
+  /** Add to the outer store's Kysely: its queries fail inside a transaction of the same store (unset: off). */
+  plugin: KyselyPlugin | undefined;
   run<T>(fn: () => Promise<T>): Promise<T>;
   /** The same check for a query that does not pass through Kysely (the SQLite writer thread's reads). */
   assertOutside(): void;
@@ -62,8 +62,17 @@ export interface TransactionGuard {
  * Inside `store.transaction(fn)`, a query through `store` instead of `tx` would deadlock on SQLite
  * (the one connection is held by the transaction) and silently escape the transaction on
  * PostgreSQL. The guard makes both a clear error, and so is a nested `store.transaction`.
+ *
+ * It needs AsyncLocalStorage, which on Node 20 and 22 puts a promise hook on every promise of the
+ * process. On Node 20 the guard cost about 7 % of a verification's server CPU on SQLite and 9 % of
+ * a creation's (docs/performance.md, fourteenth pass; ADR 0018). So it is a development check: on
+ * outside production (tests, `npm start`), off by default in production (`PRESENCE_STORE_GUARD`).
+ * `enabled: false` is the same store without the check.
  */
-export function createTransactionGuard(): TransactionGuard {
+export function createTransactionGuard(enabled = true): TransactionGuard {
+  if (!enabled) {
+    return { assertOutside: () => undefined, plugin: undefined, run: (fn) => fn() };
+  }
   const scopes = new AsyncLocalStorage<TransactionScope>();
   const assertOutside = (): void => {
     if (scopes.getStore()?.open === true) {
