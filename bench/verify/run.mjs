@@ -327,8 +327,10 @@ async function benchDatabase(db) {
   // it never reaches (the quota counter is still taken on every creation, as for a paying tenant).
   const planFile = join(dataDir, 'bench-plan.json');
   writeFileSync(planFile, JSON.stringify(BENCH_PLAN));
+  // Production settings: what a deployment runs (no development tenant, no development-only checks).
   const env = {
     ...process.env,
+    NODE_ENV: 'production',
     HOST: '127.0.0.1',
     PORT: String(port),
     PRESENCE_DATA_DIR: dataDir,
