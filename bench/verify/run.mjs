@@ -173,9 +173,11 @@ async function waitReady(child, url, timeoutMs = 30_000) {
 
 // ---------------------------------------------------------------- CPU accounting (Linux /proc)
 const TICK_S = 1 / (Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100);
-function procCpuS(pid) {
+/** CPU seconds of a process (all its threads), or of one thread: `procCpuS(pid, pid)` is its main thread. */
+function procCpuS(pid, thread) {
+  const file = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) * TICK_S; // utime + stime
   } catch {
     return 0;
@@ -214,6 +216,9 @@ async function cpuSnapshot(serverPid, database) {
     at: performance.now(),
     monoUs: Number(process.hrtime.bigint() / 1000n),
     server: procCpuS(serverPid),
+    // The main thread runs the event loop (HTTP, signatures, JSON); the rest is the SQLite writer
+    // thread, libuv's pool and V8's helpers (garbage collection).
+    serverMain: procCpuS(serverPid, serverPid),
     client: (c.user + c.system) / 1e6,
     postgres,
     machine: machineCpu(),
@@ -225,6 +230,7 @@ function cpuBetween(a, b, count) {
   let postgres = 0; // backends that started in the window count whole; ones that ended are lost
   for (const [pid, end] of b.postgres) postgres += end - (a.postgres.get(pid) ?? 0);
   const server = b.server - a.server;
+  const serverMain = b.serverMain - a.serverMain;
   const client = b.client - a.client;
   const machine = b.machine.busy - a.machine.busy;
   return {
@@ -235,6 +241,7 @@ function cpuBetween(a, b, count) {
     // Everything else on this shared machine: other processes' load during the window.
     otherCores: Math.max(0, cores(machine - server - client - postgres)),
     serverCpuUsPerOp: count > 0 ? (server * 1e6) / count : NaN,
+    serverMainCpuUsPerOp: count > 0 ? (serverMain * 1e6) / count : NaN,
     postgresCpuUsPerOp: count > 0 ? (postgres * 1e6) / count : NaN,
     fromUs: a.monoUs,
     toUs: b.monoUs,
@@ -856,7 +863,7 @@ function printResults(micro, durability, results) {
       const c = p.cpu;
       console.log(
         `${r.db.padEnd(15)} ${name.padEnd(13)} server ${f2(c.serverCores)}  client ${f2(c.clientCores)}  postgres ${f2(c.postgresCores)}  other ${f2(c.otherCores)}  machine ${f2(c.machineBusyCores)}/${cpus().length}` +
-          `  | server ${f0(c.serverCpuUsPerOp)} µs/op  postgres ${f0(c.postgresCpuUsPerOp)} µs/op  (n=${p.count}${p.endedEarly ? ', ended early: supply exhausted' : ''})` +
+          `  | server ${f0(c.serverCpuUsPerOp)} µs/op (event loop ${f0(c.serverMainCpuUsPerOp)}, other threads ${f0(c.serverCpuUsPerOp - c.serverMainCpuUsPerOp)})  postgres ${f0(c.postgresCpuUsPerOp)} µs/op  (n=${p.count}${p.endedEarly ? ', ended early: supply exhausted' : ''})` +
           (p.parts ? `  before ${f0(p.parts[0].opsPerS)}/s, after ${f0(p.parts[1].opsPerS)}/s` : ''),
       );
       if (p.pgWaits !== null && name !== 'ceiling') {
