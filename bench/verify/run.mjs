@@ -704,7 +704,7 @@ async function scaleCpu(serverPids, database) {
   return {
     at: performance.now(),
     monoUs: Number(process.hrtime.bigint() / 1000n),
-    servers: serverPids.map(procCpuS),
+    servers: serverPids.map((pid) => procCpuS(pid)),
     postgres: await postgresCpuS(database),
     checkpoints: await checkpointCount(database),
   };
