@@ -10,6 +10,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDial
 import pg from 'pg';
 import { PREPARED_NAMES } from './hot-path/statements.js';
 import type { Database } from './schema.js';
+import { CHECKPOINT_BACKSTOP_FRAMES } from './sqlite-checkpointer.js';
 import { createSqliteWriter, withWriterGate, type SqliteWriter } from './sqlite-writer.js';
 import { withUnavailableErrors } from './unavailable-dialect.js';
 import { tracedDialect } from './traced-dialect.js';
@@ -93,6 +94,8 @@ function openSqlite(options: StoreOptions): DatabaseHandle {
   // A second connection needs a file: an in-memory database keeps its writes on the main thread.
   const sqliteWriter = database.memory ? undefined : createSqliteWriter(path, busyTimeoutMs, options.tracer);
   if (sqliteWriter) {
+    // The checkpoint thread copies the WAL (sqlite-checkpointer.ts); this connection only past the backstop.
+    database.pragma(`wal_autocheckpoint = ${CHECKPOINT_BACKSTOP_FRAMES}`);
     dialect = withWriterGate(dialect, sqliteWriter, {
       get inTransaction() {
         return database.inTransaction;

@@ -3,9 +3,11 @@
  * commit before they are answered, a program's `undo` or failure leaves the others' writes, the
  * main connection's writes wait at the gate instead of at SQLite's lock, and an outage is a 503.
  */
+import { statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import SqliteDatabase from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +15,7 @@ import { DomainError } from '../domain/errors.js';
 import type { Program } from './hot-path/sqlite-program.js';
 import { openDatabase } from './open-database.js';
 import type { Database } from './schema.js';
+import { CHECKPOINT_BACKSTOP_FRAMES } from './sqlite-checkpointer.js';
 import { createSqliteGroupCommit } from './sqlite-group-commit.js';
 import { createSqliteWriter, type SqliteWriter } from './sqlite-writer.js';
 
@@ -57,6 +60,33 @@ describe('SQLite writer thread', () => {
     expect((await writer.read(tempStore)).rows).toEqual([{ temp_store: 2 }]);
     const main = await sql<{ temp_store: number }>`pragma temp_store`.execute(db);
     expect(main.rows).toEqual([{ temp_store: 0 }]);
+  });
+
+  it('leaves the copy of the WAL into the file to the checkpoint thread, after commits of either connection', async () => {
+    const frames: Program = { steps: [{ sql: 'pragma wal_autocheckpoint', params: [], returns: true }] };
+    expect((await writer.read(frames)).rows).toEqual([{ wal_autocheckpoint: CHECKPOINT_BACKSTOP_FRAMES }]);
+    const main = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db);
+    expect(main.rows).toEqual([{ wal_autocheckpoint: CHECKPOINT_BACKSTOP_FRAMES }]);
+    // Far below the backstop, and SQLite's default of 1,000 frames, so only the thread copies:
+    // the file grows once it has.
+    const fileGrows = async (write: () => Promise<unknown>) => {
+      // Past the checkpoint that earlier writes marked (20 ms after them), so that it is not counted.
+      await delay(300);
+      const before = statSync(path).size;
+      await write();
+      const deadline = Date.now() + 5000;
+      while (statSync(path).size <= before && Date.now() < deadline) await delay(10);
+      return statSync(path).size - before;
+    };
+    const wide = (name: string): Program => ({
+      steps: [{ sql: 'insert into items (name) values (?)', params: [name + 'x'.repeat(20_000)] }],
+    });
+    expect(
+      await fileGrows(() => Promise.all(['a', 'b', 'c'].map((n) => writer.run(wide(n))))),
+    ).toBeGreaterThan(0);
+    expect(
+      await fileGrows(() => sql`insert into items (name) values (${'d' + 'x'.repeat(20_000)})`.execute(db)),
+    ).toBeGreaterThan(0);
   });
 
   it("keeps what a stopped program wrote, takes back an undone one's, and keeps a value for a later step", async () => {

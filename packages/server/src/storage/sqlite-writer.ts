@@ -18,11 +18,15 @@
  * cache when another connection has committed since its last read, so on the main connection every
  * such read began cold, at about three times the cost; the thread's connection is the one that
  * commits, and its cache stays warm. Measured in docs/performance.md (issue 10, tenth pass).
+ *
+ * Neither connection copies the WAL back into the database file in its COMMIT: a third thread
+ * does (sqlite-checkpointer.ts), after the commits of both have marked a checkpoint as due.
  */
 import { Worker } from 'node:worker_threads';
 import type { Tracer } from '@opentelemetry/api';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
 import type { Program, ProgramResult } from './hot-path/sqlite-program.js';
+import { CHECKPOINT_BACKSTOP_FRAMES, createSqliteCheckpointer } from './sqlite-checkpointer.js';
 import { inDatabaseSpan, operationOf } from './traced-dialect.js';
 import { databaseUnavailable, isDatabaseUnavailable } from './unavailable-dialect.js';
 
@@ -76,6 +80,7 @@ export function createSqliteWriter(
   let entered = 0;
   let waiting: { until: Quiet; resolve: () => void }[] = [];
   let closed = false;
+  const checkpointer = createSqliteCheckpointer(path, busyTimeoutMs);
 
   const isQuiet = (until: Quiet) => (until === 'nothing' ? sent.size === 0 : programs.size === 0);
   const quiet = (until: Quiet) =>
@@ -90,7 +95,15 @@ export function createSqliteWriter(
   };
 
   const start = (): Worker => {
-    const started = new Worker(thread, { workerData: { path, busyTimeoutMs } });
+    const started = new Worker(thread, {
+      workerData: {
+        path,
+        busyTimeoutMs,
+        checkpointState: checkpointer.state,
+        backstopFrames: CHECKPOINT_BACKSTOP_FRAMES,
+      },
+    });
+    checkpointer.run();
     started.on('message', (replies: Reply[]) => {
       for (const reply of replies) answer(reply);
       wakeQuietWaiters();
@@ -157,18 +170,23 @@ export function createSqliteWriter(
       return quiet('no programs');
     },
     leave() {
+      // What the main connection wrote inside the gate is committed (or rolled back) by now.
+      checkpointer.due();
       entered--;
       if (entered > 0) return;
       for (const { program, answer: pending } of held.splice(0)) send(program, pending);
     },
     async close() {
       closed = true;
+      // First: the commits of the close need no checkpoint; SQLite's own close does the last one.
+      const checkpointsStopped = checkpointer.close();
       await this.enter();
       this.leave();
       await quiet('nothing');
       const thread = worker;
       worker = undefined;
       if (thread) await thread.terminate();
+      await checkpointsStopped;
     },
   };
 }

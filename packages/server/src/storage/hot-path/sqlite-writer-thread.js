@@ -15,6 +15,7 @@
 import { setImmediate } from 'node:timers';
 import { parentPort, workerData } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
+import { markDue } from './checkpoint-due.js';
 import { runProgram } from './sqlite-program.js';
 
 /** Programs per transaction at most, as in sqlite-group-commit.ts; the rest wait for the next. */
@@ -29,7 +30,10 @@ const MAX_MEMBERS = 64;
 
 const port = parentPort;
 if (port === null) throw new Error('sqlite-writer-thread.js runs as a worker thread');
-const { path, busyTimeoutMs } = /** @type {{ path: string, busyTimeoutMs: number }} */ (workerData);
+const { path, busyTimeoutMs, checkpointState, backstopFrames } =
+  /** @type {{ path: string, busyTimeoutMs: number, checkpointState: Int32Array, backstopFrames: number }} */ (
+    workerData
+  );
 
 const database = new SqliteDatabase(path, { timeout: busyTimeoutMs });
 const mode = database.pragma('journal_mode = WAL', { simple: true });
@@ -41,6 +45,9 @@ database.pragma('foreign_keys = ON');
 // unlinked per transaction; in memory it stays a copy. Nothing durable lives there: it only undoes a
 // savepoint. The thread's statements build no large sorts, which this setting also keeps in memory.
 database.pragma('temp_store = MEMORY');
+// The checkpoint thread copies the WAL into the database file (sqlite-checkpointer.ts); this
+// connection's COMMIT does it only past the backstop.
+database.pragma(`wal_autocheckpoint = ${backstopFrames}`);
 
 /** @type {Map<string, SqliteDatabase.Statement>} */
 const statements = new Map();
@@ -120,6 +127,7 @@ async function runBatch() {
   } catch (error) {
     return failAll(taken, error);
   }
+  markDue(checkpointState);
   port?.postMessage(replies);
 }
 
