@@ -9,7 +9,7 @@
  *
  * The state is shared memory (checkpoint-due.js): a slot that says a checkpoint is due, and one
  * that says the store is closing. No message crosses threads.
- * A failed checkpoint changes nothing durable; the next due mark tries again, and the connections'
+ * A failed checkpoint changes nothing durable; the next mark tries again, and the connections'
  * own automatic checkpoint, set far higher than SQLite's default, still bounds the WAL
  * (docs/adr/0017-sqlite-writer-thread.md, the amendment of the sixteenth pass).
  */
@@ -24,8 +24,6 @@ const database = new SqliteDatabase(path, { timeout: busyTimeoutMs });
 // A checkpoint syncs the WAL before it copies and the database file after: nothing it writes is
 // trusted before it is durable.
 database.pragma('synchronous = FULL');
-// This connection never writes; a checkpoint on its close would only repeat the work.
-database.pragma('wal_autocheckpoint = 0');
 const checkpoint = database.prepare('pragma wal_checkpoint(PASSIVE)');
 
 while (Atomics.load(state, CLOSING) === 0) {
@@ -38,7 +36,8 @@ while (Atomics.load(state, CLOSING) === 0) {
   try {
     checkpoint.get();
   } catch {
-    // An I/O error here also fails the writers' commits, which report it as an outage (503).
+    // The WAL stays as it was and the next mark tries again. A cause that lasts (a full disk)
+    // reaches the commits too, which answer 503.
   }
 }
 database.close();
