@@ -30,11 +30,12 @@ function cpuHierarchy() {
  * ran, and those in which it used up its quota and waited); release() moves the process back and
  * removes the cgroup.
  */
-export function capCpu(pid, cores, label) {
+export function capCpu(pid, cores, label, periodMs = PERIOD_US / 1000) {
   if (!(cores > 0 && cores <= 64)) throw new Error('--scale-cpu-quota must be in (0, 64] cores');
   const { root, v2 } = cpuHierarchy();
   const dir = join(root, `presence-bench-${process.pid}-${pid}`);
-  const periodUs = Math.max(PERIOD_US, Math.ceil(MIN_QUOTA_US / cores));
+  if (!(periodMs >= 1 && periodMs <= 1000)) throw new Error('--scale-cpu-period-ms must be in [1, 1000]');
+  const periodUs = Math.max(Math.round(periodMs * 1000), Math.ceil(MIN_QUOTA_US / cores));
   const quotaUs = Math.round(cores * periodUs);
   try {
     mkdirSync(dir);

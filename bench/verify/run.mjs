@@ -7,6 +7,8 @@
 //         [--scale-rounds 1]  (PostgreSQL: one vs two server processes, 1 and 16 tenants; 0 skips)
 //         [--scale-cpu-quota <cores>]  (scale phase: each server process capped at this much CPU by a
 //                            cgroup, so a small machine has cores left for PostgreSQL; needs root)
+//         [--scale-cpu-period-ms 4]  (the cap's CFS period: each capped process runs cores × period ms,
+//                            then waits out the period)
 // Method and the latest figures: docs/performance.md.
 //
 // Presence verify throughput, end to end over HTTP, next to a ceiling measured in the same run:
@@ -76,6 +78,9 @@ const { values: args } = parseArgs({
     'scale-rounds': { type: 'string', default: '1' },
     // The scale phase only: every server process capped at this many cores (cpu-quota.mjs).
     'scale-cpu-quota': { type: 'string' },
+    // The cap's CFS period in ms (cpu-quota.mjs): the capped process runs for quota = cores × period,
+    // then waits out the rest of the period.
+    'scale-cpu-period-ms': { type: 'string' },
     'light-concurrency': { type: 'string', default: '4' },
   },
 });
@@ -181,6 +186,16 @@ function procCpuS(pid, thread) {
     return (Number(fields[11]) + Number(fields[12])) * TICK_S; // utime + stime
   } catch {
     return 0;
+  }
+}
+/** A process's main thread's [voluntary, involuntary] context switches so far. */
+function contextSwitches(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
+    const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)$`, 'm').exec(status)?.[1] ?? NaN);
+    return [field('voluntary_ctxt_switches'), field('nonvoluntary_ctxt_switches')];
+  } catch {
+    return [NaN, NaN];
   }
 }
 /** The bench database's backends and the shared WAL/checkpoint processes, pid → CPU seconds. */
@@ -588,6 +603,8 @@ async function lightPhase({ origin, lanes, rate }) {
  */
 async function scalePhases({ env, nodeArgs, origin, server, pgName, lanes, rate, serverCores }) {
   const cores = args['scale-cpu-quota'] === undefined ? null : Number(args['scale-cpu-quota']);
+  const periodMs =
+    args['scale-cpu-period-ms'] === undefined ? undefined : Number(args['scale-cpu-period-ms']);
   // A capped process verifies about as much less as it has less CPU: size the supplies for that.
   const perProcess = cores === null ? rate : rate * Math.min(1, cores / serverCores);
   const caps = new Map();
@@ -597,7 +614,7 @@ async function scalePhases({ env, nodeArgs, origin, server, pgName, lanes, rate,
   };
   cleanups.push(async () => [...caps.keys()].forEach(uncap));
   const cap = (pid, label) => {
-    if (cores !== null) caps.set(pid, capCpu(pid, cores, label));
+    if (cores !== null) caps.set(pid, capCpu(pid, cores, label, periodMs));
   };
   cap(server.pid, 'the presence server');
   const manyTenants = await Promise.all(
@@ -697,27 +714,40 @@ async function scalePhases({ env, nodeArgs, origin, server, pgName, lanes, rate,
 }
 
 /**
- * CPU seconds of each server process and of the database's PostgreSQL backends, and the number of
- * receipt-log checkpoints signed so far (the background work that grows with tenants).
+ * CPU seconds of each server process and of the database's PostgreSQL backends, and the state of
+ * the background work (backgroundState).
  */
 async function scaleCpu(serverPids, database) {
   return {
     at: performance.now(),
     monoUs: Number(process.hrtime.bigint() / 1000n),
     servers: serverPids.map((pid) => procCpuS(pid)),
+    mainThreads: serverPids.map((pid) => procCpuS(pid, pid)),
+    switches: serverPids.map((pid) => contextSwitches(pid)),
     postgres: await postgresCpuS(database),
-    checkpoints: await checkpointCount(database),
+    background: await backgroundState(database),
   };
 }
 
-async function checkpointCount(database) {
+/**
+ * The background work done and still waiting: receipt-log checkpoints signed so far, outbox events
+ * not yet fanned out, and receipts not yet integrated into their tenant's log.
+ */
+async function backgroundState(database) {
   const client = new pg.Client({
     connectionString: `${args['pg-url']}/${database}`,
     connectionTimeoutMillis: 5000,
   });
   await client.connect();
   try {
-    return (await client.query('select count(*)::int as n from receipt_log_checkpoints')).rows[0].n;
+    const { rows } = await client.query(
+      `select (select count(*)::int from receipt_log_checkpoints) as checkpoints,
+              (select count(*)::int from outbox_events where fanned_out_at is null) as unfanned,
+              (select coalesce(sum(tc.value - coalesce(s.tree_size, 0)), 0)::int
+                 from tenant_counters tc left join receipt_log_state s on s.tenant_id = tc.tenant_id
+                where tc.name = 'receipts') as unlogged`,
+    );
+    return rows[0];
   } finally {
     await client.end();
   }
@@ -732,8 +762,16 @@ function scaleCpuBetween(a, b, count) {
   return {
     serverCores: servers.map((s) => s / wall),
     postgresCores: postgres / wall,
-    checkpointsPerS: (b.checkpoints - a.checkpoints) / wall,
+    checkpointsPerS: (b.background.checkpoints - a.background.checkpoints) / wall,
+    // Backlog at the window's start → end: outbox events not fanned out, receipts not in the log.
+    backlog: {
+      unfanned: [a.background.unfanned, b.background.unfanned],
+      unlogged: [a.background.unlogged, b.background.unlogged],
+    },
     serverCpuUsPerOp: (servers.reduce((x, y) => x + y, 0) * 1e6) / count,
+    eventLoopCpuUsPerOp: (b.mainThreads.reduce((x, y, i) => x + y - a.mainThreads[i], 0) * 1e6) / count,
+    // The main threads' context switches per verification: voluntary (waits) and involuntary.
+    switchesPerOp: [0, 1].map((k) => b.switches.reduce((x, y, i) => x + y[k] - a.switches[i][k], 0) / count),
     postgresCpuUsPerOp: (postgres * 1e6) / count,
     fromUs: a.monoUs,
     toUs: b.monoUs,
@@ -897,7 +935,8 @@ function printResults(micro, durability, results) {
         console.log(
           `round ${i + 1} ${key.padEnd(13)} ${f0(x[key].opsPerS).padStart(7)}/s (${x[key].perOrigin.map(f0).join(' + ')})  ${lat(x[key]).padEnd(13)}` +
             `  server ${c.serverCores.map(f2).join(' + ')}  postgres ${f2(c.postgresCores)}` +
-            `  | server ${f0(c.serverCpuUsPerOp)} µs  postgres ${f0(c.postgresCpuUsPerOp)} µs  checkpoints ${f1(c.checkpointsPerS)}/s${throttled}`,
+            `  | server ${f0(c.serverCpuUsPerOp)} µs (event loop ${f0(c.eventLoopCpuUsPerOp)}; its switches ${f2(c.switchesPerOp[0])} waiting + ${f2(c.switchesPerOp[1])} preempted)  postgres ${f0(c.postgresCpuUsPerOp)} µs  checkpoints ${f1(c.checkpointsPerS)}/s${throttled}` +
+            `  backlog: unfanned ${c.backlog.unfanned.join(' → ')}, unlogged ${c.backlog.unlogged.join(' → ')}`,
         );
         const waits = x[key].pgWaits.slice(0, 5).map((w) => `${w.wait} ${f1(w.backends)}`);
         console.log(`${''.padEnd(22)} PostgreSQL backends (average): ${waits.join(' | ')}`);
