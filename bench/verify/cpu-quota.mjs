@@ -25,7 +25,8 @@ function cpuHierarchy() {
 }
 
 /**
- * Caps process `pid` (all its threads) at `cores` of CPU. Returns { cores, throttled, release }:
+ * Caps process `pid` (all its threads) at `cores` of CPU, in CFS periods of `periodMs` (lengthened
+ * where needed so that the quota is at least MIN_QUOTA_US). Returns { cores, throttled, release }:
  * the cap actually set; the CFS counters so far ({ periods, throttled }: periods in which the process
  * ran, and those in which it used up its quota and waited); release() moves the process back and
  * removes the cgroup.

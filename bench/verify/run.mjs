@@ -770,7 +770,7 @@ function scaleCpuBetween(a, b, count) {
     },
     serverCpuUsPerOp: (servers.reduce((x, y) => x + y, 0) * 1e6) / count,
     eventLoopCpuUsPerOp: (b.mainThreads.reduce((x, y, i) => x + y - a.mainThreads[i], 0) * 1e6) / count,
-    // The main threads' context switches per verification: voluntary (waits) and involuntary.
+    // The main threads' context switches per verification: voluntary (it blocked) and involuntary.
     switchesPerOp: [0, 1].map((k) => b.switches.reduce((x, y, i) => x + y[k] - a.switches[i][k], 0) / count),
     postgresCpuUsPerOp: (postgres * 1e6) / count,
     fromUs: a.monoUs,
