@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Tracer } from '@opentelemetry/api';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Store } from '../domain/ports.js';
@@ -53,7 +54,7 @@ export async function pgAvailable(): Promise<boolean> {
 
 export async function openTestStore(
   dialect: Dialect,
-  extra: { pgPoolSize?: number; transactionGuard?: boolean } = {},
+  extra: { pgPoolSize?: number; transactionGuard?: boolean; tracer?: Tracer } = {},
 ): Promise<TestStore> {
   const scratch = dialect === 'sqlite' ? await mkdtemp(join(tmpdir(), 'presence-store-')) : undefined;
   const options: StoreOptions =
@@ -63,8 +64,9 @@ export async function openTestStore(
           sqlitePath: '',
           pgSchema: `test_${randomBytes(8).toString('hex')}`,
           pgPoolSize: extra.pgPoolSize ?? 5,
+          tracer: extra.tracer,
         }
-      : { sqlitePath: join(scratch, 'presence.sqlite') };
+      : { sqlitePath: join(scratch, 'presence.sqlite'), tracer: extra.tracer };
   const handle = await openDatabase(options);
   await runMigrations(handle);
   return {

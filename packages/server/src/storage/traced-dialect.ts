@@ -4,10 +4,13 @@
  * instrumentation, and the pg one patches `require`, which an ESM service (and the CLI's
  * `presence serve`, which loads pg before tracing could start) does not go through reliably; one
  * wrapper at the driver gives both the same spans. Only used when tracing is on: with tracing
- * off the dialect is not wrapped at all. The SQL text carries placeholders, never values.
+ * off the dialect is not wrapped at all. The SQL text carries placeholders, never values. A
+ * transaction's own statements (BEGIN, COMMIT, ROLLBACK, savepoints) run on the driver's own
+ * connection (wrapped-driver.ts), so their spans are opened around the driver's calls instead.
  */
 import { SpanKind, SpanStatusCode, type Attributes, type Tracer } from '@opentelemetry/api';
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
+import type { CompiledQuery, Dialect, Driver, QueryResult } from 'kysely';
+import { wrapDriver, type DriverMethod } from './wrapped-driver.js';
 
 export function tracedDialect(dialect: Dialect, tracer: Tracer, system: 'sqlite' | 'postgresql'): Dialect {
   return {
@@ -18,40 +21,37 @@ export function tracedDialect(dialect: Dialect, tracer: Tracer, system: 'sqlite'
   };
 }
 
-function tracedDriver(driver: Driver, tracer: Tracer, system: string): Driver {
-  const acquireConnection = async () => tracedConnection(await driver.acquireConnection(), tracer, system);
-  return overriding(driver, 'acquireConnection', acquireConnection);
-}
+/** The span of each transaction statement a driver runs on its own connection. */
+const TRANSACTION_SPANS: Partial<Record<DriverMethod, string>> = {
+  beginTransaction: 'BEGIN',
+  commitTransaction: 'COMMIT',
+  rollbackTransaction: 'ROLLBACK',
+  savepoint: 'SAVEPOINT',
+  rollbackToSavepoint: 'ROLLBACK',
+  releaseSavepoint: 'RELEASE',
+};
 
-/**
- * `target` with one method replaced; every other member is the target's own, called on the
- * target (so its private fields and symbol-keyed methods keep working).
- */
-function overriding<T extends object>(target: T, name: keyof T, replacement: unknown): T {
-  return new Proxy(target, {
-    get(object, property) {
-      if (property === name) return replacement;
-      const value: unknown = Reflect.get(object, property, object);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(object) : value;
+function tracedDriver(driver: Driver, tracer: Tracer, system: string): Driver {
+  return wrapDriver(driver, {
+    connection: (connection) => ({
+      executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+        const operation = operationOf(query.sql);
+        const attributes = {
+          'db.system.name': system,
+          'db.operation.name': operation,
+          'db.query.text': query.sql,
+        };
+        return inDatabaseSpan(tracer, operation, attributes, () => connection.executeQuery<R>(query));
+      },
+      streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+    }),
+    call(method, work) {
+      const operation = TRANSACTION_SPANS[method];
+      if (operation === undefined) return work();
+      const attributes = { 'db.system.name': system, 'db.operation.name': operation };
+      return inDatabaseSpan(tracer, operation, attributes, work);
     },
   });
-}
-
-function tracedConnection(
-  connection: DatabaseConnection,
-  tracer: Tracer,
-  system: string,
-): DatabaseConnection {
-  const executeQuery = <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
-    const operation = operationOf(query.sql);
-    const attributes = {
-      'db.system.name': system,
-      'db.operation.name': operation,
-      'db.query.text': query.sql,
-    };
-    return inDatabaseSpan(tracer, operation, attributes, () => connection.executeQuery<R>(query));
-  };
-  return overriding(connection, 'executeQuery', executeQuery);
 }
 
 /** A statement's span name and `db.operation.name`: its first keyword (SELECT, INSERT, …). */

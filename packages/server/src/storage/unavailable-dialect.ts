@@ -13,6 +13,7 @@
  */
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
 import { DomainError } from '../domain/errors.js';
+import { wrapDriver } from './wrapped-driver.js';
 
 /** What API callers are told to wait before retrying. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
@@ -56,12 +57,11 @@ export function withUnavailableErrors(dialect: Dialect, name: DialectName): Dial
     createAdapter: () => dialect.createAdapter(),
     createQueryCompiler: () => dialect.createQueryCompiler(),
     createIntrospector: (db) => dialect.createIntrospector(db),
-    createDriver: () => wrapDriver(dialect.createDriver(), name),
+    createDriver: () => translatingDriver(dialect.createDriver(), name),
   };
 }
 
-function wrapDriver(driver: Driver, name: DialectName): Driver {
-  const inner = new WeakMap<DatabaseConnection, DatabaseConnection>();
+function translatingDriver(driver: Driver, name: DialectName): Driver {
   const translate = async <T>(work: () => Promise<T>, always = false): Promise<T> => {
     try {
       return await work();
@@ -70,34 +70,16 @@ function wrapDriver(driver: Driver, name: DialectName): Driver {
       throw isDatabaseUnavailable(name, error) ? databaseUnavailable(error) : error;
     }
   };
-  const unwrap = (c: DatabaseConnection) => inner.get(c) ?? c;
-  return {
-    init: () => translate(() => driver.init()),
-    async acquireConnection() {
-      // Failing to obtain a connection at all is an outage whatever the driver called it.
-      const connection = await translate(() => driver.acquireConnection(), name === 'postgres');
-      const wrapped: DatabaseConnection = {
-        executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> =>
-          translate(() => connection.executeQuery<R>(query)),
-        streamQuery: <R>(query: CompiledQuery, chunkSize?: number) =>
-          streamTranslated<R>(connection, query, name, chunkSize),
-      };
-      inner.set(wrapped, connection);
-      return wrapped;
-    },
-    beginTransaction: (c, settings) => translate(() => driver.beginTransaction(unwrap(c), settings)),
-    commitTransaction: (c) => translate(() => driver.commitTransaction(unwrap(c))),
-    rollbackTransaction: (c) => translate(() => driver.rollbackTransaction(unwrap(c))),
-    releaseConnection: (c) => driver.releaseConnection(unwrap(c)),
-    destroy: () => driver.destroy(),
-    ...(driver.savepoint && { savepoint: (c, n, q) => driver.savepoint!(unwrap(c), n, q) }),
-    ...(driver.rollbackToSavepoint && {
-      rollbackToSavepoint: (c, n, q) => driver.rollbackToSavepoint!(unwrap(c), n, q),
+  return wrapDriver(driver, {
+    connection: (connection) => ({
+      executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> =>
+        translate(() => connection.executeQuery<R>(query)),
+      streamQuery: <R>(query: CompiledQuery, chunkSize?: number) =>
+        streamTranslated<R>(connection, query, name, chunkSize),
     }),
-    ...(driver.releaseSavepoint && {
-      releaseSavepoint: (c, n, q) => driver.releaseSavepoint!(unwrap(c), n, q),
-    }),
-  };
+    // Failing to obtain a connection at all is an outage whatever the driver called it.
+    call: (method, work) => translate(work, method === 'acquireConnection' && name === 'postgres'),
+  });
 }
 
 async function* streamTranslated<R>(

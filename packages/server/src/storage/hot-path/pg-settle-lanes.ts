@@ -38,11 +38,14 @@ interface Waiting extends PgVerifiedMember {
 export function createPgSettleLanes(settleMany: SettleMany): PgSettleLanes {
   /** Tenants with a batch in flight, and what waits for their next one; gone when idle. */
   const lanes = new Map<string, Waiting[]>();
-  // Batches run in the context the store was opened in, not in their first member's request.
+  // A settle that finds its tenant idle runs in its own request's context (its statement's span
+  // is that request's child). A batch formed while another was in flight serves several requests:
+  // it runs in the context the store was opened in, never in whichever request came first.
   const home = new AsyncResource('presence.pg-settle-lanes');
 
+  /** Runs a batch in the current context, then the tenant's next batch in the store's. */
   const send = (tenantId: string, batch: Waiting[]) => {
-    home.runInAsyncScope(() => void runBatch(batch).finally(() => next(tenantId)));
+    void runBatch(batch).finally(() => home.runInAsyncScope(() => next(tenantId)));
   };
 
   const next = (tenantId: string) => {
