@@ -60,9 +60,9 @@ describeEachDialect('traced dialect', (dialect) => {
     const savepoints = dialect === 'postgres' ? ['BEGIN', 'SAVEPOINT', 'ROLLBACK', 'RELEASE', 'COMMIT'] : [];
     if (dialect === 'postgres') {
       const trx = await handle.db.startTransaction().execute();
-      await trx.savepoint('a').execute();
-      await trx.rollbackToSavepoint('a').execute();
-      await trx.releaseSavepoint('a').execute();
+      const inSavepoint = await trx.savepoint('a').execute();
+      await inSavepoint.rollbackToSavepoint('a').execute();
+      await inSavepoint.releaseSavepoint('a').execute();
       await trx.commit().execute();
     }
     await sql`select 2`.execute(handle.db);

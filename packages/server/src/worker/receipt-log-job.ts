@@ -1,5 +1,5 @@
 import type { Deps } from '../domain/deps.js';
-import { integrateReceiptLog } from '../domain/receipt-log/integrate-receipt-log.js';
+import { createRightEdgeCache, integrateReceiptLog } from '../domain/receipt-log/integrate-receipt-log.js';
 import { loadLogSigner, type LogSigner } from '../domain/receipt-log/log-signer.js';
 import type { Job } from './run-jobs.js';
 
@@ -30,6 +30,7 @@ export function createReceiptLogJob(
 ): Job {
   let signer: LogSigner | undefined;
   const maxLeaves = options.maxLeaves ?? 10_000;
+  const edges = createRightEdgeCache(deps.clock);
   // Below the interval, so a single process, which runs an interval after its last run ended,
   // always finds its own last checkpoint due.
   const minAgeMs = options.minCheckpointAgeMs ?? Math.floor(0.9 * options.intervalMs);
@@ -45,7 +46,7 @@ export function createReceiptLogJob(
       signer ??= await loadLogSigner(deps);
       let more = pending.length === (options.maxTenants ?? 100);
       for (const p of pending) {
-        await integrateReceiptLog(deps, signer, p.tenantId, { maxLeaves });
+        await integrateReceiptLog(deps, signer, p.tenantId, { maxLeaves, edges });
         if (p.lastSeq - p.treeSize > maxLeaves) more = true;
       }
       return more;

@@ -63,10 +63,19 @@ export interface ReceiptLogStore {
   ): Promise<{ tenantId: string; treeSize: number; lastSeq: number }[]>;
   /** Receipt hashes (hex) of seq in (after, after + limit], in seq order. */
   receiptHashes(tenantId: string, after: number, limit: number): Promise<{ seq: number; hashHex: string }[]>;
+  /**
+   * In one read: the integrated tree size and the receipt hashes (hex) after it, at most `limit`,
+   * in seq order. Undefined when no receipt waits beyond the tree.
+   */
+  leavesToIntegrate(
+    tenantId: string,
+    limit: number,
+  ): Promise<{ fromSize: number; leaves: { seq: number; hashHex: string }[] } | undefined>;
   readTiles(tenantId: string, keys: readonly TileKey[]): Promise<StoredTile[]>;
   /**
    * Writes the grown tiles and the checkpoint of the new size, only if the integrated size is
    * still `fromSize` (compare-and-set: another process may have integrated first). False then.
+   * Three statements: the compare-and-set, every tile, the checkpoint.
    */
   appendTiles(
     tenantId: string,

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { LogCheckpointRecord, ReceiptLogStore, StoredTile } from '../../domain/receipt-log/ports.js';
 import type { Database, ReceiptLogCheckpointsTable } from '../schema.js';
 import { createReceiptLogSideRepo } from './receipt-log-side.js';
@@ -50,6 +50,27 @@ export function createReceiptLogTreeRepo(db: Kysely<Database>): ReceiptLogStore 
         .orderBy('seq')
         .execute();
       return rows.map((r) => ({ seq: Number(r.seq), hashHex: r.hash_hex }));
+    },
+    async leavesToIntegrate(tenantId, limit) {
+      // The size is an uncorrelated subquery: evaluated once, in the same snapshot as the rows.
+      const size = (eb: ExpressionBuilder<Database, 'receipts'>) =>
+        eb.fn.coalesce(
+          eb.selectFrom('receipt_log_state').select('tree_size').where('tenant_id', '=', tenantId),
+          sql<number>`0`,
+        );
+      const rows = await db
+        .selectFrom('receipts')
+        .select((eb) => ['seq', 'hash_hex', size(eb).as('from_size')])
+        .where('tenant_id', '=', tenantId)
+        .where((eb) => eb('seq', '>', size(eb)))
+        .where((eb) => eb('seq', '<=', eb(size(eb), '+', limit)))
+        .orderBy('seq')
+        .execute();
+      if (rows.length === 0) return undefined;
+      return {
+        fromSize: Number(rows[0]!.from_size),
+        leaves: rows.map((r) => ({ seq: Number(r.seq), hashHex: r.hash_hex })),
+      };
     },
     async readTiles(tenantId, keys) {
       if (keys.length === 0) return [];
@@ -137,25 +158,37 @@ async function appendTiles(
   tiles: readonly StoredTile[],
   checkpoint: LogCheckpointRecord,
 ): Promise<boolean> {
-  if (fromSize === 0) {
-    await db
-      .insertInto('receipt_log_state')
-      .values({ tenant_id: tenantId, tree_size: 0, updated_at: checkpoint.createdAt })
-      .onConflict((oc) => oc.column('tenant_id').doNothing())
-      .execute();
-  }
-  const moved = await db
-    .updateTable('receipt_log_state')
-    .set({ tree_size: checkpoint.treeSize, updated_at: checkpoint.createdAt })
-    .where('tenant_id', '=', tenantId)
-    .where('tree_size', '=', fromSize)
-    .executeTakeFirst();
-  if (Number(moved.numUpdatedRows) !== 1) return false;
-  for (const t of tiles) {
+  // The compare-and-set on the size; a log's first append creates its state row.
+  const state = { tree_size: checkpoint.treeSize, updated_at: checkpoint.createdAt };
+  const moved =
+    fromSize === 0
+      ? await db
+          .insertInto('receipt_log_state')
+          .values({ tenant_id: tenantId, ...state })
+          .onConflict((oc) =>
+            oc.column('tenant_id').doUpdateSet(state).where('receipt_log_state.tree_size', '=', 0),
+          )
+          .executeTakeFirst()
+          .then((r) => Number(r.numInsertedOrUpdatedRows ?? 0))
+      : await db
+          .updateTable('receipt_log_state')
+          .set(state)
+          .where('tenant_id', '=', tenantId)
+          .where('tree_size', '=', fromSize)
+          .executeTakeFirst()
+          .then((r) => Number(r.numUpdatedRows));
+  if (moved !== 1) return false;
+  if (tiles.length > 0) {
     await db
       .insertInto('receipt_log_tiles')
-      .values({ tenant_id: tenantId, level: t.level, tile_index: t.index, hashes: t.hashes })
-      .onConflict((oc) => oc.columns(['tenant_id', 'level', 'tile_index']).doUpdateSet({ hashes: t.hashes }))
+      .values(
+        tiles.map((t) => ({ tenant_id: tenantId, level: t.level, tile_index: t.index, hashes: t.hashes })),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns(['tenant_id', 'level', 'tile_index'])
+          .doUpdateSet((eb) => ({ hashes: eb.ref('excluded.hashes') })),
+      )
       .execute();
   }
   await db

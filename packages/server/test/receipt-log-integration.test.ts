@@ -1,0 +1,182 @@
+/**
+ * The receipt log's integration step against a real store, on both dialects: what one checkpoint
+ * costs in SQL statements (each a round trip on PostgreSQL, counted by the store's own tracing:
+ * one span per statement), and that the right-edge tiles kept between runs never change a root,
+ * even when another process integrated in between.
+ */
+import { createHash, generateKeyPairSync } from 'node:crypto';
+import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { receiptLeafHash, rootFromLeafHashes, signNoteLine } from '@presence/sdk/node';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Store } from '../src/domain/ports.js';
+import {
+  integrateReceiptLog,
+  createRightEdgeCache,
+} from '../src/domain/receipt-log/integrate-receipt-log.js';
+import type { LogSigner } from '../src/domain/receipt-log/log-signer.js';
+import { seedTenant, TestRecords, T0 } from '../src/storage/test-records.js';
+import { openTestStore, type TestStore } from '../src/storage/testing.js';
+import { describeEachDialect } from './support/each-dialect.js';
+
+/** A throwaway log key: what is counted here is the storage work, not the key handling. */
+function testSigner(): LogSigner {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const rawPublicKey = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
+  return {
+    kid: 'test-log-key',
+    rawPublicKey,
+    signCheckpoint: (origin, body) => `${body}\n${signNoteLine(body, origin, privateKey, rawPublicKey)}`,
+  };
+}
+
+describeEachDialect('receipt log integration', (dialect) => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const records = new TestRecords();
+  const signer = testSigner();
+  let db: TestStore;
+  let deps: { store: Store; clock: { now(): number }; logOrigin: string };
+
+  beforeAll(async () => {
+    db = await openTestStore(dialect, { tracer: provider.getTracer('test') });
+    deps = { store: db.store, clock: { now: () => Date.now() }, logOrigin: 'presence.test' };
+  });
+  afterAll(async () => {
+    await db?.cleanup();
+    await provider.shutdown();
+  });
+
+  /** Commits `n` receipts for the tenant; returns their receipt hashes (hex), in seq order. */
+  async function addReceipts(tenantId: string, policyId: string, n: number): Promise<string[]> {
+    const hashes: string[] = [];
+    for (let i = 0; i < n; i += 1) {
+      const challenge = records.challenge(tenantId, policyId);
+      const hashHex = createHash('sha256').update(challenge.id).digest('hex');
+      hashes.push(hashHex);
+      await db.store.transaction(async (tx) => {
+        await tx.challenges.insert(challenge);
+        await tx.receipts.insert(records.receipt(challenge, { issuedAt: T0 + i, hashHex }));
+      });
+    }
+    return hashes;
+  }
+
+  /** The statements `work` ran, by their first keyword. */
+  async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+    exporter.reset();
+    await work();
+    return exporter.getFinishedSpans().map((s) => s.name);
+  }
+
+  async function latestRoot(tenantId: string): Promise<{ size: number; root: Buffer }> {
+    const checkpoint = await db.store.receiptLogTree.latestCheckpoint(tenantId);
+    return { size: checkpoint?.treeSize ?? 0, root: Buffer.from(checkpoint?.rootHash ?? []) };
+  }
+
+  it('signs a checkpoint with one read and one transaction of three statements', async () => {
+    const { tenant, policy } = await seedTenant(db.store, records);
+    const leaves = await addReceipts(tenant.id, policy.id, 300);
+    const edges = createRightEdgeCache(deps.clock);
+    // The first checkpoint of a log: the tree's state row is created in the same statement.
+    const first = await statementsOf(() =>
+      integrateReceiptLog(deps, signer, tenant.id, { maxLeaves: 200, edges }),
+    );
+    // The next, right after, from the edge this process just wrote: nothing read but the leaves.
+    const next = await statementsOf(() =>
+      integrateReceiptLog(deps, signer, tenant.id, { maxLeaves: 200, edges }),
+    );
+    // Another process (no edge of its own) reads the right edge once.
+    leaves.push(...(await addReceipts(tenant.id, policy.id, 5)));
+    const cold = await statementsOf(() =>
+      integrateReceiptLog(deps, signer, tenant.id, {
+        maxLeaves: 200,
+        edges: createRightEdgeCache(deps.clock),
+      }),
+    );
+    // One read of the leaves (and the size), then one transaction: the compare-and-set on the
+    // size (an insert for a new log), every grown tile in one statement, the checkpoint. SQLite's
+    // group commit runs each transaction under a savepoint of its shared BEGIN IMMEDIATE.
+    const transaction = (compareAndSet: string) =>
+      dialect === 'sqlite'
+        ? ['BEGIN', 'SAVEPOINT', compareAndSet, 'INSERT', 'INSERT', 'RELEASE', 'COMMIT']
+        : ['BEGIN', compareAndSet, 'INSERT', 'INSERT', 'COMMIT'];
+    expect(first).toEqual(['SELECT', ...transaction('INSERT')]);
+    expect(next).toEqual(['SELECT', ...transaction('UPDATE')]);
+    expect(cold).toEqual(['SELECT', 'SELECT', ...transaction('UPDATE')]);
+    const { size, root } = await latestRoot(tenant.id);
+    expect(size).toBe(305);
+    expect(root).toEqual(rootFromLeafHashes(leaves.map(receiptLeafHash)));
+  });
+
+  it('appends once when two integrators start from the same size, a new log’s first included', async () => {
+    const { tenant, policy } = await seedTenant(db.store, records);
+    await addReceipts(tenant.id, policy.id, 3);
+    const pending = await db.store.receiptLogTree.leavesToIntegrate(tenant.id, 10);
+    expect(pending?.fromSize).toBe(0);
+    expect(pending?.leaves.map((l) => l.seq)).toEqual([1, 2, 3]);
+    const append = (fromSize: number, treeSize: number) =>
+      db.store.transaction((tx) =>
+        tx.receiptLogTree.appendTiles(tenant.id, fromSize, [], {
+          tenantId: tenant.id,
+          treeSize,
+          rootHash: Buffer.alloc(32, treeSize),
+          note: `note ${treeSize}`,
+          createdAt: T0 + treeSize,
+        }),
+      );
+    expect(await append(0, 2)).toBe(true);
+    expect(await append(0, 3)).toBe(false);
+    expect(await append(2, 3)).toBe(true);
+    expect(await append(2, 3)).toBe(false);
+    expect(await db.store.receiptLogTree.treeSize(tenant.id)).toBe(3);
+    expect(await db.store.receiptLogTree.leavesToIntegrate(tenant.id, 10)).toBeUndefined();
+    expect((await db.store.receiptLogTree.latestCheckpoint(tenant.id))?.note).toBe('note 3');
+  });
+
+  it('keeps every root right when another process integrates between two of this one’s runs', async () => {
+    const { tenant, policy } = await seedTenant(db.store, records);
+    const mine = createRightEdgeCache(deps.clock);
+    const theirs = createRightEdgeCache(deps.clock);
+    const leaves: string[] = [];
+    // Sizes that end on, just before and just after full tiles (256 leaves), so both levels' edges
+    // are partial, full and new in turn. (Tile geometry at every level has its own unit tests.)
+    for (const [n, edges] of [
+      [255, mine],
+      [2, theirs],
+      [300, mine],
+      [1, mine],
+      [254, theirs],
+      [1, theirs],
+      [700, mine],
+      [40, theirs],
+      [7, mine],
+    ] as const) {
+      leaves.push(...(await addReceiptsFast(tenant.id, policy.id, n)));
+      while ((await integrateReceiptLog(deps, signer, tenant.id, { maxLeaves: 200, edges })) !== undefined) {
+        // a backlog is integrated in batches
+      }
+      const { size, root } = await latestRoot(tenant.id);
+      expect(size).toBe(leaves.length);
+      expect(root).toEqual(rootFromLeafHashes(leaves.map(receiptLeafHash)));
+    }
+  }, 60_000);
+
+  /** `addReceipts` in transactions of up to 1,000 receipts (seq stays gap-free and in order). */
+  async function addReceiptsFast(tenantId: string, policyId: string, n: number): Promise<string[]> {
+    const hashes: string[] = [];
+    for (let done = 0; done < n;) {
+      const batch = Math.min(1000, n - done);
+      await db.store.transaction(async (tx) => {
+        for (let i = 0; i < batch; i += 1) {
+          const challenge = records.challenge(tenantId, policyId);
+          const hashHex = createHash('sha256').update(challenge.id).digest('hex');
+          hashes.push(hashHex);
+          await tx.challenges.insert(challenge);
+          await tx.receipts.insert(records.receipt(challenge, { issuedAt: T0 + done + i, hashHex }));
+        }
+      });
+      done += batch;
+    }
+    return hashes;
+  }
+});
