@@ -13,6 +13,7 @@ import { computeActionHashSync } from '@presence/sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatBytes, formatRate } from '../src/cli/progress-line.js';
 import { runExport, type RemoteIo } from '../src/cli/remote-commands.js';
+import { describeEachDialect } from './support/each-dialect.js';
 import { useTestService } from './support/test-service.js';
 
 function capture(isTTY = false) {
@@ -26,8 +27,8 @@ function capture(isTTY = false) {
   return { io, out, err };
 }
 
-describe('presence export against the service', () => {
-  const s = useTestService('sqlite');
+describeEachDialect('presence export against the service', (dialect) => {
+  const s = useTestService(dialect);
   let url: string;
   let dir: string;
   const from = new Date(Date.now() - 3600_000).toISOString();
