@@ -789,7 +789,8 @@ async function enrolTenant(env, origin, name) {
     let text = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (text += d));
     child.stderr.setEncoding('utf8').on('data', (d) => (text += d));
-    child.on('exit', (code) => (code === 0 ? ok(text) : fail(new Error(`tenant create: ${text}`))));
+    // 'close', not 'exit': the output may still be in the pipe when the process exits.
+    child.on('close', (code) => (code === 0 ? ok(text) : fail(new Error(`tenant create: ${text}`))));
   });
   const { apiKey } = JSON.parse(out.trim().split('\n').pop());
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
