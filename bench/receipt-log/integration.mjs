@@ -21,12 +21,12 @@ import { parseArgs } from 'node:util';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { signNoteLine } from '@presence/sdk/node';
 import { sql } from 'kysely';
-import pg from 'pg';
 import * as integration from '../../packages/server/dist/domain/receipt-log/integrate-receipt-log.js';
 import { migrateDatabase } from '../../packages/server/dist/storage/migrate-database.js';
 import { openDatabase } from '../../packages/server/dist/storage/open-database.js';
 import { createStore } from '../../packages/server/dist/storage/open-store.js';
 import { seedTenant, TestRecords } from '../../packages/server/dist/storage/test-records.js';
+import { createBenchDatabase } from '../pg-database.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -63,7 +63,8 @@ await provider.shutdown();
 
 async function run(dialect) {
   const scratch = dialect === 'sqlite' ? mkdtempSync(join(tmpdir(), 'presence-bench-integrate-')) : undefined;
-  const database = dialect === 'postgres' ? await createPgDatabase() : undefined;
+  const database =
+    dialect === 'postgres' ? await createBenchDatabase(args['pg-url'], { prefix: 'presence_bench_log' }) : undefined;
   const options =
     dialect === 'sqlite'
       ? { sqlitePath: join(scratch, 'presence.sqlite') }
@@ -165,25 +166,4 @@ async function measureYardstick(db) {
   for (let i = 0; i < 2000; i += 1) sign(null, body, privateKey);
   const signUs = ((performance.now() - t0) * 1000) / 2000;
   return { roundTripMs: median(trips), roundTripCpuUs: median(cpus), signUs };
-}
-
-async function createPgDatabase() {
-  const name = `presence_bench_log_${process.pid}`;
-  const admin = async (statement) => {
-    const client = new pg.Client({
-      connectionString: `${args['pg-url']}/postgres`,
-      connectionTimeoutMillis: 5000,
-    });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  return {
-    url: `${args['pg-url']}/${name}`,
-    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-  };
 }

@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Pool } from 'undici';
+import { createBenchDatabase } from '../pg-database.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const SERVER = join(ROOT, 'packages/server/dist/main.js');
@@ -300,16 +301,9 @@ async function benchDatabase(dialect) {
   delete env.DATABASE_URL;
   let target = join(dataDir, 'presence.sqlite');
   if (dialect === 'postgres') {
-    const name = `presence_bench_usage_${process.pid}_${randomBytes(3).toString('hex')}`;
-    const admin = await openSql('postgres', `${args['pg-url']}/postgres`);
-    await admin.run(`CREATE DATABASE ${name}`);
-    await admin.close();
-    cleanups.push(async () => {
-      const a = await openSql('postgres', `${args['pg-url']}/postgres`);
-      await a.run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.close();
-    });
-    target = env.DATABASE_URL = `${args['pg-url']}/${name}`;
+    const database = await createBenchDatabase(args['pg-url'], { prefix: 'presence_bench_usage' });
+    cleanups.push(database.drop);
+    target = env.DATABASE_URL = database.url;
   }
   cli(env, 'migrate');
   const { tenantId, apiKey } = JSON.parse(

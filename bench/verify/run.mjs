@@ -40,6 +40,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { createBenchDatabase } from '../pg-database.mjs';
 import { combineRuns, runLoad } from './load.mjs';
 import { capCpu } from './cpu-quota.mjs';
 import { durabilityMicro, signatureMicro } from './micro.mjs';
@@ -824,23 +825,9 @@ async function postJson(url, headers, body, expected) {
 }
 
 async function createPgDatabase({ synchronousCommit }) {
-  const name = `presence_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = async (statement) => {
-    const client = new pg.Client({
-      connectionString: `${args['pg-url']}/postgres`,
-      connectionTimeoutMillis: 5000,
-    });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  cleanups.push(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-  if (!synchronousCommit) await admin(`ALTER DATABASE ${name} SET synchronous_commit = off`);
-  return { url: `${args['pg-url']}/${name}`, name };
+  const database = await createBenchDatabase(args['pg-url'], { synchronousCommit });
+  cleanups.push(database.drop);
+  return database;
 }
 
 // ---------------------------------------------------------------- report
