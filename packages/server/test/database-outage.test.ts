@@ -16,11 +16,11 @@ import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgAvailable, testDatabaseUrl } from '../src/storage/testing.js';
 import {
-  cli,
+  createTenantWithCli,
   createTestDatabase,
+  type ServerProcess,
   serviceBuilt,
   startServerProcess,
-  type ServerProcess,
 } from './support/server-process.js';
 import { SoftAuthenticator } from './support/soft-authenticator.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
@@ -40,22 +40,7 @@ async function startInstance(
   env: Record<string, string>,
   adminEnv: Record<string, string>,
 ): Promise<Instance> {
-  const created = JSON.parse(
-    cli(
-      [
-        'tenant',
-        'create',
-        '--name',
-        'outage',
-        '--rp-id',
-        'app.example',
-        '--origin',
-        'https://app.example',
-        '--json',
-      ],
-      adminEnv,
-    ),
-  );
+  const created = createTenantWithCli('outage', adminEnv);
   const server = await startServerProcess({ ...env, LOG_LEVEL: 'info' });
   const authenticator = new SoftAuthenticator('app.example', 'https://app.example');
   const post = (path: string, body: unknown) =>

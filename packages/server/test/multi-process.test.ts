@@ -11,11 +11,11 @@ import { computeActionHashSync as computeActionHash } from '@presence/sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgAvailable } from '../src/storage/testing.js';
 import {
-  cli,
+  createTenantWithCli,
   createTestDatabase,
+  type ServerProcess,
   serviceBuilt,
   startServerProcess,
-  type ServerProcess,
 } from './support/server-process.js';
 import { SoftAuthenticator } from './support/soft-authenticator.js';
 
@@ -44,22 +44,7 @@ for (const setup of setups) {
         env.DATABASE_URL = db.url;
         dropDatabase = db.drop;
       }
-      const created = JSON.parse(
-        cli(
-          [
-            'tenant',
-            'create',
-            '--name',
-            'mp',
-            '--rp-id',
-            'app.example',
-            '--origin',
-            'https://app.example',
-            '--json',
-          ],
-          env,
-        ),
-      );
+      const created = createTenantWithCli('mp', env);
       apiKey = created.apiKey;
       servers = await Promise.all([startServerProcess(env), startServerProcess(env)]);
     }, 60_000);

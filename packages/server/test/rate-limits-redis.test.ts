@@ -17,12 +17,12 @@ import { pgAvailable } from '../src/storage/testing.js';
 import { sample } from './support/metrics-text.js';
 import { testRedisPrefix, testRedisUrl, redisAvailable } from './support/redis.js';
 import {
-  cli,
+  createTenantWithCli,
   createTestDatabase,
   freePort,
+  type ServerProcess,
   serviceBuilt,
   startServerProcess,
-  type ServerProcess,
 } from './support/server-process.js';
 import { startTcpProxy } from './support/tcp-proxy.js';
 
@@ -117,17 +117,7 @@ describe.skipIf(!built)(
         env.DATABASE_URL = db.url;
         dropDatabase = db.drop;
       }
-      const args = [
-        'tenant',
-        'create',
-        '--name',
-        'rl',
-        '--rp-id',
-        'app.example',
-        '--origin',
-        'https://app.example',
-      ];
-      apiKey = JSON.parse(cli([...args, '--json'], env)).apiKey;
+      apiKey = createTenantWithCli('rl', env).apiKey;
       const ports = [await freePort(), await freePort()];
       metricsUrls = ports.map((p) => `http://127.0.0.1:${p}/metrics`);
       servers = await Promise.all(

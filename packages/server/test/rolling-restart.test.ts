@@ -15,11 +15,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgAvailable } from '../src/storage/testing.js';
 import { startReadyBalancer, type ReadyBalancer } from './support/ready-balancer.js';
 import {
-  cli,
+  createTenantWithCli,
   createTestDatabase,
+  type ServerProcess,
   serviceBuilt,
   startServerProcess,
-  type ServerProcess,
 } from './support/server-process.js';
 import { SoftAuthenticator } from './support/soft-authenticator.js';
 import { startVerifyLoad } from './support/verify-load.js';
@@ -64,22 +64,7 @@ describe.skipIf(!pgUp)('rolling restart of two instances on PostgreSQL', () => {
     const db = await createTestDatabase('presence_rolling');
     env.DATABASE_URL = db.url;
     dropDatabase = db.drop;
-    const created = JSON.parse(
-      cli(
-        [
-          'tenant',
-          'create',
-          '--name',
-          'r',
-          '--rp-id',
-          'app.example',
-          '--origin',
-          'https://app.example',
-          '--json',
-        ],
-        env,
-      ),
-    );
+    const created = createTenantWithCli('r', env);
     apiKey = created.apiKey;
     // Slow answers keep webhook attempts in flight when SIGTERM arrives.
     receiver = await startWebhookReceiver(() => ({ status: 200, delayMs: 150 }));

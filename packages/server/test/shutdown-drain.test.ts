@@ -9,7 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { describeEachDialect } from './support/each-dialect.js';
-import { cli, createTestDatabase, serviceBuilt, startServerProcess } from './support/server-process.js';
+import {
+  createTenantWithCli,
+  createTestDatabase,
+  serviceBuilt,
+  startServerProcess,
+} from './support/server-process.js';
 import { startWebhookReceiver } from './support/webhook-receiver.js';
 
 const built = serviceBuilt('shutdown drain test');
@@ -34,22 +39,7 @@ describeEachDialect('shutdown with work that outlasts the drain time', (dialect)
       PRESENCE_SHUTDOWN_DRAIN_MS: '1000',
       LOG_LEVEL: 'info',
     };
-    const { apiKey } = JSON.parse(
-      cli(
-        [
-          'tenant',
-          'create',
-          '--name',
-          'd',
-          '--rp-id',
-          'app.example',
-          '--origin',
-          'https://app.example',
-          '--json',
-        ],
-        env,
-      ),
-    );
+    const { apiKey } = createTenantWithCli('d', env);
     const receiver = await startWebhookReceiver(() => 'hang');
     const server = await startServerProcess(env);
     try {

@@ -16,11 +16,11 @@ import { computeActionHashSync, verifyPack, verifyReceipt } from '@presence/sdk/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgAvailable } from '../src/storage/testing.js';
 import {
-  cli,
+  createTenantWithCli,
   createTestDatabase,
+  type ServerProcess,
   serviceBuilt,
   startServerProcess,
-  type ServerProcess,
 } from './support/server-process.js';
 import { SoftAuthenticator } from './support/soft-authenticator.js';
 
@@ -71,17 +71,7 @@ for (const setup of [
         env.DATABASE_URL = db.url;
         dropDatabase = db.drop;
       }
-      const args = [
-        'tenant',
-        'create',
-        '--name',
-        'rot',
-        '--rp-id',
-        'app.example',
-        '--origin',
-        'https://app.example',
-      ];
-      apiKey = JSON.parse(cli([...args, '--json'], env)).apiKey;
+      apiKey = createTenantWithCli('rot', env).apiKey;
       // One at a time, each kept as soon as it runs, so afterAll stops whatever started.
       for (let i = 0; i < 2; i++) servers.push(await startServerProcess(env));
     }, 60_000);

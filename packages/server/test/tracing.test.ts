@@ -14,11 +14,11 @@ import { computeActionHashSync as computeActionHash } from '@presence/sdk/node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from './support/each-dialect.js';
 import {
-  cli,
+  createTenantWithCli,
   createTestDatabase,
+  type ServerProcess,
   serviceBuilt,
   startServerProcess,
-  type ServerProcess,
 } from './support/server-process.js';
 import { SoftAuthenticator } from './support/soft-authenticator.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
@@ -54,17 +54,7 @@ describeEachDialect('traces over OTLP/HTTP', (dialect) => {
       PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
       ...(database && { DATABASE_URL: database.url }),
     };
-    const args = [
-      'tenant',
-      'create',
-      '--name',
-      'otel',
-      '--rp-id',
-      'app.example',
-      '--origin',
-      'https://app.example',
-    ];
-    apiKey = JSON.parse(cli([...args, '--json'], env)).apiKey;
+    apiKey = createTenantWithCli('otel', env).apiKey;
     server = await startServerProcess({
       ...env,
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}`,

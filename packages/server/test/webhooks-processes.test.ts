@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgAvailable } from '../src/storage/testing.js';
 import {
-  cli,
+  createTenantWithCli,
   createTestDatabase,
+  type ServerProcess,
   serviceBuilt,
   startServerProcess,
-  type ServerProcess,
 } from './support/server-process.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -43,18 +43,7 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
         env.DATABASE_URL = db.url;
         dropDatabase = db.drop;
       }
-      const args = [
-        'tenant',
-        'create',
-        '--name',
-        'wh',
-        '--rp-id',
-        'app.example',
-        '--origin',
-        'https://app.example',
-        '--json',
-      ];
-      apiKey = JSON.parse(cli(args, env)).apiKey;
+      apiKey = createTenantWithCli('wh', env).apiKey;
     }, 60_000);
 
     afterAll(async () => {

@@ -33,6 +33,27 @@ export function cli(args: string[], env: Record<string, string>): string {
   return result.stdout;
 }
 
+/**
+ * `presence tenant create --json` for the relying party every process suite uses (`app.example`):
+ * the new tenant's id and its first API key.
+ */
+export function createTenantWithCli(
+  name: string,
+  env: Record<string, string>,
+): { tenantId: string; apiKey: string } {
+  const args = [
+    'tenant',
+    'create',
+    '--name',
+    name,
+    '--rp-id',
+    'app.example',
+    '--origin',
+    'https://app.example',
+  ];
+  return JSON.parse(cli([...args, '--json'], env)) as { tenantId: string; apiKey: string };
+}
+
 export interface ServerProcess {
   url: string;
   child: ChildProcess;
