@@ -5,10 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { depsFromStore } from '../src/compose.js';
 import { periodContaining, previousPeriod } from '../src/domain/billing/billing-period.js';
@@ -19,9 +17,8 @@ import { migrateDatabase } from '../src/storage/migrate-database.js';
 import { openStore } from '../src/storage/open-store.js';
 import { ManualClock } from './support/billing-service.js';
 import { describeEachDialect } from './support/each-dialect.js';
-import { createTestDatabase } from './support/server-process.js';
+import { createTestDatabase, runCli } from './support/server-process.js';
 
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const DAY = 86_400_000;
 
 describeEachDialect(
@@ -39,13 +36,7 @@ describeEachDialect(
     const first = previousPeriod(previousPeriod(previous));
     let tenantId = '';
 
-    const presence = (...args: string[]) => {
-      const r = spawnSync(process.execPath, [CLI, ...args], {
-        env: { ...process.env, ...env },
-        encoding: 'utf8',
-      });
-      return { code: r.status, out: r.stdout, err: r.stderr };
-    };
+    const presence = (...args: string[]) => runCli(args, env);
 
     beforeAll(async () => {
       if (dialect === 'postgres') {

@@ -1,14 +1,12 @@
 /**
  * How tenants and their first console owner come to be without database access: the operator
- * API (`POST /admin/v1/tenants`, both dialects) and `presence console invite … --json` (the built
- * CLI, SQLite: it reaches storage through the same compose as the service).
+ * API (`POST /admin/v1/tenants`) and `presence console invite … --json` (the built CLI), each on
+ * both databases.
  */
 import { randomBytes } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depsFromStore } from '../src/compose.js';
 import { createTenant } from '../src/domain/tenants/create-tenant.js';
@@ -17,9 +15,10 @@ import { openStore } from '../src/storage/open-store.js';
 import { DIALECTS, pgAvailable } from '../src/storage/testing.js';
 import { startBillingService, type BillingService } from './support/billing-service.js';
 import { ConsoleClient } from './support/console-client.js';
+import { describeEachDialect } from './support/each-dialect.js';
+import { createTestDatabase, runCli } from './support/server-process.js';
 
 const postgresReady = await pgAvailable();
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 
 for (const dialect of DIALECTS) {
   describe.skipIf(dialect === 'postgres' && !postgresReady)(`operator tenant creation (${dialect})`, () => {
@@ -65,57 +64,67 @@ for (const dialect of DIALECTS) {
   });
 }
 
-describe('presence console invite (built CLI, SQLite)', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'presence-console-cli-'));
-  const env = {
-    PRESENCE_DATA_DIR: dataDir,
-    PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
-    PRESENCE_CONSOLE_ORIGIN: 'https://console.example',
-  };
-  let tenantId = '';
-  const presence = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [CLI, ...args], {
-      env: { ...process.env, ...env },
-      encoding: 'utf8',
+describeEachDialect(
+  (dialect) => `presence console invite (built CLI, ${dialect})`,
+  (dialect) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'presence-console-cli-'));
+    const env: Record<string, string> = {
+      PRESENCE_DATA_DIR: dataDir,
+      PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
+      PRESENCE_CONSOLE_ORIGIN: 'https://console.example',
+    };
+    let database: { url: string; drop(): Promise<void> } | undefined;
+    let tenantId = '';
+    const presence = (...args: string[]) => runCli(args, env);
+    beforeAll(async () => {
+      if (dialect === 'postgres') {
+        database = await createTestDatabase('presence_console_cli');
+        env['DATABASE_URL'] = database.url;
+      }
+      const options =
+        database === undefined
+          ? { sqlitePath: join(dataDir, 'presence.sqlite') }
+          : { databaseUrl: database.url, sqlitePath: '' };
+      await migrateDatabase(options);
+      const deps = await depsFromStore(
+        await openStore(options),
+        Buffer.from(env['PRESENCE_MASTER_KEY']!, 'base64url'),
+      );
+      tenantId = (
+        await createTenant(deps, { name: 'Cli', rpId: 'cli.example', origins: ['https://cli.example'] })
+      ).tenant.id;
+      await deps.store.close();
     });
-    return { code: r.status, out: r.stdout, err: r.stderr };
-  };
-  beforeAll(async () => {
-    const options = { sqlitePath: join(dataDir, 'presence.sqlite') };
-    await migrateDatabase(options);
-    const deps = await depsFromStore(
-      await openStore(options),
-      Buffer.from(env.PRESENCE_MASTER_KEY, 'base64url'),
-    );
-    tenantId = (
-      await createTenant(deps, { name: 'Cli', rpId: 'cli.example', origins: ['https://cli.example'] })
-    ).tenant.id;
-    await deps.store.close();
-  });
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+    afterAll(async () => {
+      await database?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
 
-  it('prints one JSON line with a single-use invite URL on the console origin', () => {
-    const result = presence('console', 'invite', '--tenant', tenantId, '--role', 'admin', '--json');
-    expect(result.code, result.err).toBe(0);
-    const lines = result.out.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(Object.keys(JSON.parse(lines[0]!))).toEqual(['inviteUrl']);
-    expect(JSON.parse(lines[0]!).inviteUrl).toMatch(
-      /^https:\/\/console\.example\/console\/invite\/[A-Za-z0-9_-]{43}$/,
-    );
-  });
+    it('prints one JSON line with a single-use invite URL on the console origin', () => {
+      const result = presence('console', 'invite', '--tenant', tenantId, '--role', 'admin', '--json');
+      expect(result.code, result.err).toBe(0);
+      const lines = result.out.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(Object.keys(JSON.parse(lines[0]!))).toEqual(['inviteUrl']);
+      expect(JSON.parse(lines[0]!).inviteUrl).toMatch(
+        /^https:\/\/console\.example\/console\/invite\/[A-Za-z0-9_-]{43}$/,
+      );
+    });
 
-  it('refuses an unknown role or tenant', () => {
-    expect(presence('console', 'invite', '--tenant', tenantId, '--role', 'root', '--json').code).not.toBe(0);
-    const unknown = presence(
-      'console',
-      'invite',
-      '--tenant',
-      'ten_00000000000000000000000000',
-      '--role',
-      'owner',
-    );
-    expect(unknown.code).not.toBe(0);
-    expect(unknown.err).toContain('no tenant');
-  });
-});
+    it('refuses an unknown role or tenant', () => {
+      expect(presence('console', 'invite', '--tenant', tenantId, '--role', 'root', '--json').code).not.toBe(
+        0,
+      );
+      const unknown = presence(
+        'console',
+        'invite',
+        '--tenant',
+        'ten_00000000000000000000000000',
+        '--role',
+        'owner',
+      );
+      expect(unknown.code).not.toBe(0);
+      expect(unknown.err).toContain('no tenant');
+    });
+  },
+);

@@ -24,13 +24,23 @@ export function freePort(): Promise<number> {
 }
 
 /** `presence <args>` with the given environment; returns stdout, throws on a non-zero exit. */
-export function cli(args: string[], env: Record<string, string>): string {
+/** Runs the built CLI (`presence …`) to its end: exit code, stdout and stderr. */
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+): { code: number | null; out: string; err: string } {
   const result = spawnSync(process.execPath, [`${DIST}cli/main.js`, ...args], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
   });
-  if (result.status !== 0) throw new Error(`presence ${args.join(' ')} failed: ${result.stderr}`);
-  return result.stdout;
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+/** `runCli` that must succeed: its stdout. */
+export function cli(args: string[], env: Record<string, string>): string {
+  const result = runCli(args, env);
+  if (result.code !== 0) throw new Error(`presence ${args.join(' ')} failed: ${result.err}`);
+  return result.out;
 }
 
 /**
