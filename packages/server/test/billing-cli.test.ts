@@ -13,11 +13,10 @@ import { periodContaining, previousPeriod } from '../src/domain/billing/billing-
 import { setPlan } from '../src/domain/billing/set-plan.js';
 import { createTenant } from '../src/domain/tenants/create-tenant.js';
 import { recordUsage } from '../src/domain/usage/record-usage.js';
-import { migrateDatabase } from '../src/storage/migrate-database.js';
 import { openStore } from '../src/storage/open-store.js';
 import { ManualClock } from './support/billing-service.js';
 import { describeEachDialect } from './support/each-dialect.js';
-import { createTestDatabase, runCli } from './support/server-process.js';
+import { cliStorage, runCli } from './support/server-process.js';
 
 const DAY = 86_400_000;
 
@@ -30,7 +29,7 @@ describeEachDialect(
       PRESENCE_DATA_DIR: dataDir,
       PRESENCE_MASTER_KEY: masterKey.toString('base64url'),
     };
-    let database: { url: string; drop(): Promise<void> } | undefined;
+    let storage: { drop(): Promise<void> } | undefined;
     const current = periodContaining(Date.now());
     const previous = previousPeriod(current);
     const first = previousPeriod(previousPeriod(previous));
@@ -39,15 +38,8 @@ describeEachDialect(
     const presence = (...args: string[]) => runCli(args, env);
 
     beforeAll(async () => {
-      if (dialect === 'postgres') {
-        database = await createTestDatabase('presence_billing_cli');
-        env['DATABASE_URL'] = database.url;
-      }
-      const options =
-        database === undefined
-          ? { sqlitePath: join(dataDir, 'presence.sqlite') }
-          : { databaseUrl: database.url, sqlitePath: '' };
-      await migrateDatabase(options);
+      storage = await cliStorage(dialect, dataDir, env);
+      const { options } = storage;
       const clock = new ManualClock(first.start + DAY);
       const deps = await depsFromStore(await openStore(options), masterKey, clock);
       try {
@@ -70,7 +62,7 @@ describeEachDialect(
       }
     });
     afterAll(async () => {
-      await database?.drop();
+      await storage?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     });
 

@@ -10,13 +10,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depsFromStore } from '../src/compose.js';
 import { createTenant } from '../src/domain/tenants/create-tenant.js';
-import { migrateDatabase } from '../src/storage/migrate-database.js';
 import { openStore } from '../src/storage/open-store.js';
 import { DIALECTS, pgAvailable } from '../src/storage/testing.js';
 import { startBillingService, type BillingService } from './support/billing-service.js';
 import { ConsoleClient } from './support/console-client.js';
 import { describeEachDialect } from './support/each-dialect.js';
-import { createTestDatabase, runCli } from './support/server-process.js';
+import { cliStorage, runCli } from './support/server-process.js';
 
 const postgresReady = await pgAvailable();
 
@@ -73,19 +72,12 @@ describeEachDialect(
       PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
       PRESENCE_CONSOLE_ORIGIN: 'https://console.example',
     };
-    let database: { url: string; drop(): Promise<void> } | undefined;
+    let storage: { drop(): Promise<void> } | undefined;
     let tenantId = '';
     const presence = (...args: string[]) => runCli(args, env);
     beforeAll(async () => {
-      if (dialect === 'postgres') {
-        database = await createTestDatabase('presence_console_cli');
-        env['DATABASE_URL'] = database.url;
-      }
-      const options =
-        database === undefined
-          ? { sqlitePath: join(dataDir, 'presence.sqlite') }
-          : { databaseUrl: database.url, sqlitePath: '' };
-      await migrateDatabase(options);
+      storage = await cliStorage(dialect, dataDir, env);
+      const { options } = storage;
       const deps = await depsFromStore(
         await openStore(options),
         Buffer.from(env['PRESENCE_MASTER_KEY']!, 'base64url'),
@@ -96,7 +88,7 @@ describeEachDialect(
       await deps.store.close();
     });
     afterAll(async () => {
-      await database?.drop();
+      await storage?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     });
 

@@ -5,6 +5,9 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { join } from 'node:path';
+import type { Dialect, StoreOptions } from '../../src/storage/open-database.js';
+import { migrateDatabase } from '../../src/storage/migrate-database.js';
 import { testDatabaseUrl } from '../../src/storage/testing.js';
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
@@ -144,4 +147,26 @@ export async function createTestDatabase(prefix: string): Promise<{ url: string;
       await c.end();
     },
   };
+}
+
+/**
+ * The storage a built-CLI suite runs on, migrated: SQLite in `dataDir`, or a fresh PostgreSQL
+ * database whose address goes into `env` as DATABASE_URL. `options` open the same store in the
+ * test process (to seed it); `drop()` removes the database.
+ */
+export async function cliStorage(
+  dialect: Dialect,
+  dataDir: string,
+  env: Record<string, string>,
+): Promise<{ options: StoreOptions; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const options = { sqlitePath: join(dataDir, 'presence.sqlite') };
+    await migrateDatabase(options);
+    return { options, drop: async () => undefined };
+  }
+  const database = await createTestDatabase('presence_cli');
+  env['DATABASE_URL'] = database.url;
+  const options = { databaseUrl: database.url, sqlitePath: '' };
+  await migrateDatabase(options);
+  return { options, drop: () => database.drop() };
 }
