@@ -5,7 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
-export async function createBenchDatabase(pgUrl, { prefix = 'presence_bench', synchronousCommit = true } = {}) {
+export async function createBenchDatabase(
+  pgUrl,
+  { prefix = 'presence_bench', synchronousCommit = true } = {},
+) {
   const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = async (statement) => {
     const client = new pg.Client({ connectionString: `${pgUrl}/postgres`, connectionTimeoutMillis: 5000 });

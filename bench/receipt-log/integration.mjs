@@ -64,7 +64,9 @@ await provider.shutdown();
 async function run(dialect) {
   const scratch = dialect === 'sqlite' ? mkdtempSync(join(tmpdir(), 'presence-bench-integrate-')) : undefined;
   const database =
-    dialect === 'postgres' ? await createBenchDatabase(args['pg-url'], { prefix: 'presence_bench_log' }) : undefined;
+    dialect === 'postgres'
+      ? await createBenchDatabase(args['pg-url'], { prefix: 'presence_bench_log' })
+      : undefined;
   const options =
     dialect === 'sqlite'
       ? { sqlitePath: join(scratch, 'presence.sqlite') }

@@ -38,8 +38,9 @@ describeEachDialect(
     const presence = (...args: string[]) => runCli(args, env);
 
     beforeAll(async () => {
-      storage = await cliStorage(dialect, dataDir, env);
-      const { options } = storage;
+      const ready = await cliStorage(dialect, dataDir, env);
+      storage = ready;
+      const { options } = ready;
       const clock = new ManualClock(first.start + DAY);
       const deps = await depsFromStore(await openStore(options), masterKey, clock);
       try {

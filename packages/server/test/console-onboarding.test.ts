@@ -76,8 +76,9 @@ describeEachDialect(
     let tenantId = '';
     const presence = (...args: string[]) => runCli(args, env);
     beforeAll(async () => {
-      storage = await cliStorage(dialect, dataDir, env);
-      const { options } = storage;
+      const ready = await cliStorage(dialect, dataDir, env);
+      storage = ready;
+      const { options } = ready;
       const deps = await depsFromStore(
         await openStore(options),
         Buffer.from(env['PRESENCE_MASTER_KEY']!, 'base64url'),
