@@ -24,11 +24,12 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Tracer } from '@opentelemetry/api';
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
+import type { CompiledQuery, Dialect, Driver, QueryResult } from 'kysely';
 import type { Program, ProgramResult } from './hot-path/sqlite-program.js';
 import { CHECKPOINT_BACKSTOP_FRAMES, createSqliteCheckpointer } from './sqlite-checkpointer.js';
 import { inDatabaseSpan, operationOf } from './traced-dialect.js';
 import { databaseUnavailable, isDatabaseUnavailable } from './unavailable-dialect.js';
+import { wrapDriver } from './wrapped-driver.js';
 
 export interface SqliteWriter {
   /** Runs the program in the writer thread's next transaction; resolves after its COMMIT. */
@@ -233,29 +234,26 @@ export interface StatementSource {
 }
 
 function gatedDriver(driver: Driver, writer: SqliteWriter, database: StatementSource): Driver {
-  const gated = (connection: DatabaseConnection): DatabaseConnection => ({
-    async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-      if (database.inTransaction || database.prepare(query.sql).readonly)
-        return connection.executeQuery<R>(query);
-      await writer.enter();
-      try {
-        return await connection.executeQuery<R>(query);
-      } finally {
-        writer.leave();
-      }
+  return wrapDriver(driver, {
+    connection: (connection) => ({
+      async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+        if (database.inTransaction || database.prepare(query.sql).readonly)
+          return connection.executeQuery<R>(query);
+        await writer.enter();
+        try {
+          return await connection.executeQuery<R>(query);
+        } finally {
+          writer.leave();
+        }
+      },
+      streamQuery: <R>(query: CompiledQuery, chunkSize?: number) =>
+        connection.streamQuery<R>(query, chunkSize),
+    }),
+    // A transaction's own steps pass the gate as before: a deferred BEGIN is read-only to SQLite,
+    // and the rest run inside the transaction. Closing stops the writer thread first.
+    async call(method, work) {
+      if (method === 'destroy') await writer.close();
+      return work();
     },
-    streamQuery: <R>(query: CompiledQuery, chunkSize?: number) => connection.streamQuery<R>(query, chunkSize),
   });
-  return {
-    init: () => driver.init(),
-    acquireConnection: async () => gated(await driver.acquireConnection()),
-    beginTransaction: (c, settings) => driver.beginTransaction(c, settings),
-    commitTransaction: (c) => driver.commitTransaction(c),
-    rollbackTransaction: (c) => driver.rollbackTransaction(c),
-    releaseConnection: (c) => driver.releaseConnection(c),
-    async destroy() {
-      await writer.close();
-      await driver.destroy();
-    },
-  };
 }

@@ -3,8 +3,9 @@
  * that takes a connection gets the driver's own connection back. Drivers keep private state on
  * their connections (pg's release is a symbol-keyed method of Kysely's PostgreSQL connection), so
  * a wrapped connection must never reach them: when one did, a traced PostgreSQL store never gave
- * its pool connections back and hung at its first migration. Both wrappers of the dialect
- * (unavailable-dialect.ts, traced-dialect.ts) go through here, so they stack in either order.
+ * its pool connections back and hung at its first migration. Every wrapper of the dialect
+ * (sqlite-writer.ts's gate, unavailable-dialect.ts, traced-dialect.ts) go through here, so they
+ * stack in any order.
  */
 import type { CompiledQuery, DatabaseConnection, Driver, QueryResult } from 'kysely';
 
