@@ -6,10 +6,10 @@
 // tenant once, the way the receipt-log job does (one process, its right-edge cache kept across
 // rounds). Printed per checkpoint: SQL statements (each a round trip on PostgreSQL; counted in one
 // more round, on a second store with tracing on: one span per statement), wall time and this
-// process's CPU (on the untraced store). The same rounds
-// run twice, alternating: with the job's cache ("warm") and without it ("cold": every append
-// reads the right edge back, as a process does after another one integrated). Yardstick from the
-// same run: one `select 1` round trip on the same store, and one Ed25519 checkpoint signature.
+// process's CPU (on the untraced store). The same rounds run twice, alternating: with the job's
+// cache ("warm") and without it ("cold": every append reads the right edge back, as a process does
+// after another one integrated). Yardstick from the same run: one `select 1` round trip on the
+// same store, and one Ed25519 checkpoint signature.
 // It also runs against a build from before the right-edge cache (copy it into that checkout):
 // how docs/performance.md's "before" figures were taken.
 /* global Buffer, console, performance, process */

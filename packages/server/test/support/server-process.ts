@@ -1,11 +1,14 @@
-/** Runs the built service (`dist/`) as a real child process, for multi-process tests. */
+/**
+ * The built service (`dist/`) as real child processes, for multi-process tests, and the built CLI
+ * (`runCli`, `cli`, `createTenantWithCli`) with its storage on either database (`cliStorage`).
+ */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { join } from 'node:path';
 import type { Dialect, StoreOptions } from '../../src/storage/open-database.js';
 import { migrateDatabase } from '../../src/storage/migrate-database.js';
 import { testDatabaseUrl } from '../../src/storage/testing.js';
@@ -26,7 +29,6 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** `presence <args>` with the given environment; returns stdout, throws on a non-zero exit. */
 /** Runs the built CLI (`presence …`) to its end: exit code, stdout and stderr. */
 export function runCli(
   args: string[],
