@@ -4,7 +4,7 @@
  * one span per statement), and that the right-edge tiles kept between runs never change a root,
  * even when another process integrated in between.
  */
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { receiptLeafHash, rootFromLeafHashes, signNoteLine } from '@presence/sdk/node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -14,7 +14,9 @@ import {
   createRightEdgeCache,
 } from '../src/domain/receipt-log/integrate-receipt-log.js';
 import type { LogSigner } from '../src/domain/receipt-log/log-signer.js';
-import { seedTenant, TestRecords, T0 } from '../src/storage/test-records.js';
+import { treeRoot } from '../src/domain/receipt-log/merkle-proofs.js';
+import { createLogTreeReader } from '../src/domain/receipt-log/read-log-tree.js';
+import { addReceipts as addReceiptsTo, seedTenant, TestRecords, T0 } from '../src/storage/test-records.js';
 import { openTestStore, type TestStore } from '../src/storage/testing.js';
 import { describeEachDialect } from './support/each-dialect.js';
 
@@ -46,27 +48,8 @@ describeEachDialect('receipt log integration', (dialect) => {
     await provider.shutdown();
   });
 
-  /**
-   * Commits `n` receipts for the tenant, in transactions of up to 1,000 (seq stays gap-free and in
-   * order); returns their receipt hashes (hex), in seq order.
-   */
-  async function addReceipts(tenantId: string, policyId: string, n: number): Promise<string[]> {
-    const hashes: string[] = [];
-    for (let done = 0; done < n;) {
-      const batch = Math.min(1000, n - done);
-      await db.store.transaction(async (tx) => {
-        for (let i = 0; i < batch; i += 1) {
-          const challenge = records.challenge(tenantId, policyId);
-          const hashHex = createHash('sha256').update(challenge.id).digest('hex');
-          hashes.push(hashHex);
-          await tx.challenges.insert(challenge);
-          await tx.receipts.insert(records.receipt(challenge, { issuedAt: T0 + done + i, hashHex }));
-        }
-      });
-      done += batch;
-    }
-    return hashes;
-  }
+  const addReceipts = (tenantId: string, policyId: string, n: number) =>
+    addReceiptsTo(db.store, records, tenantId, policyId, n);
 
   /** The statements `work` ran, by their first keyword. */
   async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
@@ -75,9 +58,18 @@ describeEachDialect('receipt log integration', (dialect) => {
     return exporter.getFinishedSpans().map((s) => s.name);
   }
 
-  async function latestRoot(tenantId: string): Promise<{ size: number; root: Buffer }> {
+  /**
+   * The latest checkpoint covers exactly `leaves`, and its root is both the one recomputed from
+   * them and the one of the stored tiles, which every proof is served from. (The root is computed
+   * from a compact range; the tiles are an independent record of the same tree.)
+   */
+  async function expectCheckpointOf(tenantId: string, leaves: readonly string[]): Promise<void> {
     const checkpoint = await db.store.receiptLogTree.latestCheckpoint(tenantId);
-    return { size: checkpoint?.treeSize ?? 0, root: Buffer.from(checkpoint?.rootHash ?? []) };
+    expect(checkpoint?.treeSize).toBe(leaves.length);
+    const root = Buffer.from(checkpoint!.rootHash);
+    expect(root).toEqual(rootFromLeafHashes(leaves.map(receiptLeafHash)));
+    const tiles = createLogTreeReader(db.store.receiptLogTree, tenantId);
+    expect(root).toEqual(await tiles.compute((read) => treeRoot(read, leaves.length)));
   }
 
   it('signs a checkpoint with one read and one transaction of three statements', async () => {
@@ -110,9 +102,8 @@ describeEachDialect('receipt log integration', (dialect) => {
     expect(first).toEqual(['SELECT', ...transaction('INSERT')]);
     expect(next).toEqual(['SELECT', ...transaction('UPDATE')]);
     expect(cold).toEqual(['SELECT', 'SELECT', ...transaction('UPDATE')]);
-    const { size, root } = await latestRoot(tenant.id);
-    expect(size).toBe(305);
-    expect(root).toEqual(rootFromLeafHashes(leaves.map(receiptLeafHash)));
+    expect(leaves).toHaveLength(305);
+    await expectCheckpointOf(tenant.id, leaves);
   });
 
   it('appends once when two integrators start from the same size, a new log’s first included', async () => {
@@ -162,9 +153,7 @@ describeEachDialect('receipt log integration', (dialect) => {
       while ((await integrateReceiptLog(deps, signer, tenant.id, { maxLeaves: 200, edges })) !== undefined) {
         // a backlog is integrated in batches
       }
-      const { size, root } = await latestRoot(tenant.id);
-      expect(size).toBe(leaves.length);
-      expect(root).toEqual(rootFromLeafHashes(leaves.map(receiptLeafHash)));
+      await expectCheckpointOf(tenant.id, leaves);
     }
   }, 60_000);
 });

@@ -25,20 +25,46 @@ export function receiptLeafHash(receiptHashHex: string): Buffer {
   return hashLeaf(Buffer.from(receiptHashHex, 'hex'));
 }
 
-/** MTH(D[n]) of RFC 9162 §2.1.1 over leaf hashes already computed, in O(n) memory; for tests and small packs. */
-export function rootFromLeafHashes(leafHashes: readonly Uint8Array[]): Buffer {
-  if (leafHashes.length === 0) return emptyRootHash();
-  // A compact range: the perfect subtrees of the prefix seen so far, largest first.
-  const stack: { size: number; hash: Buffer }[] = [];
+/**
+ * A compact range of the first `size` leaves: the roots of the perfect subtrees RFC 9162 §2.1.1
+ * splits them into, largest (leftmost) first, one for each bit set in `size`. It is all a log
+ * needs to append and compute its next root: appending k leaves costs about k hashes whatever the
+ * size of the tree. Returns the range of the first `size + leafHashes.length` leaves.
+ */
+export function appendToCompactRange(
+  size: number,
+  range: readonly Uint8Array[],
+  leafHashes: readonly Uint8Array[],
+): Buffer[] {
+  if (range.length !== setBits(size))
+    throw new RangeError(`a compact range of ${size} leaves has ${setBits(size)} hashes`);
+  const out: Buffer[] = range.map((h) => Buffer.from(h));
+  let n = size;
   for (const leaf of leafHashes) {
-    let node: { size: number; hash: Buffer } = { size: 1, hash: Buffer.from(leaf) };
-    while (stack.length > 0 && stack[stack.length - 1]!.size === node.size) {
-      const left = stack.pop()!;
-      node = { size: left.size * 2, hash: hashChildren(left.hash, node.hash) };
-    }
-    stack.push(node);
+    let node: Buffer = Buffer.from(leaf);
+    // Each trailing one of n is a perfect subtree of the same size as the one being carried up.
+    for (let m = n; m % 2 === 1; m = Math.floor(m / 2)) node = hashChildren(out.pop()!, node);
+    out.push(node);
+    n += 1;
   }
-  let root: Buffer = stack.pop()!.hash;
-  while (stack.length > 0) root = hashChildren(stack.pop()!.hash, root);
+  return out;
+}
+
+/** MTH of the leaves a compact range covers: its subtrees folded from the right. */
+export function compactRangeRoot(range: readonly Uint8Array[]): Buffer {
+  if (range.length === 0) return emptyRootHash();
+  let root: Buffer = Buffer.from(range[range.length - 1]!);
+  for (let i = range.length - 2; i >= 0; i -= 1) root = hashChildren(range[i]!, root);
   return root;
+}
+
+function setBits(n: number): number {
+  let bits = 0;
+  for (let m = n; m > 0; m = Math.floor(m / 2)) bits += m % 2;
+  return bits;
+}
+
+/** MTH(D[n]) of RFC 9162 §2.1.1 over leaf hashes already computed; for tests and small packs. */
+export function rootFromLeafHashes(leafHashes: readonly Uint8Array[]): Buffer {
+  return compactRangeRoot(appendToCompactRange(0, [], leafHashes));
 }

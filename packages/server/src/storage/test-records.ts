@@ -2,7 +2,7 @@
  * Record builders for storage tests: valid records with ids that sort in creation order within
  * one builder and never collide across builders (a random tag per builder).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKeyRecord } from '../domain/api-keys/ports.js';
 import type { ChallengeRecord } from '../domain/presence/ports.js';
 import type { CredentialRecord, RegistrationRecord } from '../domain/credentials/ports.js';
@@ -163,6 +163,34 @@ export async function seedTenant(
   await store.tenants.insert(tenant);
   await store.policies.insert(policy);
   return { tenant, policy };
+}
+
+/**
+ * Commits `n` receipts for the tenant, in transactions of up to 1,000 (seq stays gap-free and in
+ * order), issued from T0 on; returns their receipt hashes (hex), in seq order.
+ */
+export async function addReceipts(
+  store: Store,
+  records: TestRecords,
+  tenantId: string,
+  policyId: string,
+  n: number,
+): Promise<string[]> {
+  const hashes: string[] = [];
+  for (let done = 0; done < n;) {
+    const batch = Math.min(1000, n - done);
+    await store.transaction(async (tx) => {
+      for (let i = 0; i < batch; i += 1) {
+        const challenge = records.challenge(tenantId, policyId);
+        const hashHex = createHash('sha256').update(challenge.id).digest('hex');
+        hashes.push(hashHex);
+        await tx.challenges.insert(challenge);
+        await tx.receipts.insert(records.receipt(challenge, { issuedAt: T0 + done + i, hashHex }));
+      }
+    });
+    done += batch;
+  }
+  return hashes;
 }
 
 export const POLICY_RULES: PolicyRecord['rules'] = {

@@ -1,11 +1,14 @@
-import { formatCheckpointBody, receiptLeafHash } from '@presence/sdk/node';
+import {
+  appendToCompactRange,
+  compactRangeRoot,
+  formatCheckpointBody,
+  receiptLeafHash,
+} from '@presence/sdk/node';
 import { BoundedCache } from '../bounded-cache.js';
 import type { Deps } from '../deps.js';
 import type { LogSigner } from './log-signer.js';
 import { logOrigin } from './log-signer.js';
-import { treeRoot } from './merkle-proofs.js';
-import { createLogTreeReader } from './read-log-tree.js';
-import { appendToTiles, rightEdgeTiles, tileId } from './tile-math.js';
+import { appendToTiles, compactRangeFromTiles, rightEdgeTiles, tileId } from './tile-math.js';
 
 export interface IntegrateOptions {
   /** Leaves appended per checkpoint at most. */
@@ -15,14 +18,23 @@ export interface IntegrateOptions {
 }
 
 /**
- * Each tenant's right-edge tiles at the size this process last integrated to, so its next append
- * need not read back what it just wrote. An entry serves only an append from exactly that size:
- * the tiles of a size are fixed by the receipts below it, so an entry is never stale, only unused
- * when another process integrated in between.
+ * Each tenant's right edge at the size this process last integrated to: the partial tiles and the
+ * compact range (the roots of the tree's perfect subtrees), so its next append reads nothing back
+ * and hashes only what it adds. An entry serves only an append from exactly that size: the edge of
+ * a size is fixed by the receipts below it, so an entry is never stale, only unused when another
+ * process integrated in between.
  */
-export type RightEdgeCache = BoundedCache<{ size: number; tiles: ReadonlyMap<string, Buffer> }>;
+export type RightEdgeCache = BoundedCache<RightEdge & { size: number }>;
 
-/** Partial tiles are at most 8 KiB and a tree has about three, so 256 tenants stay under 6 MiB. */
+interface RightEdge {
+  tiles: ReadonlyMap<string, Buffer>;
+  range: readonly Buffer[];
+}
+
+/**
+ * Partial tiles are at most 8 KiB and a tree has about three; a range is a few hundred bytes. So
+ * 256 tenants stay under 6 MiB.
+ */
 const EDGE_CACHE_TENANTS = 256;
 
 export function createRightEdgeCache(clock: Pick<Deps['clock'], 'now'>): RightEdgeCache {
@@ -54,31 +66,11 @@ export async function integrateReceiptLog(
       throw new Error(`receipt seq ${fromSize + i + 1} of ${tenantId} is missing`);
   });
   const edge = await rightEdge(log, options.edges, tenantId, fromSize);
-  const tiles = appendToTiles(
-    fromSize,
-    edge,
-    leaves.map((r) => receiptLeafHash(r.hashHex)),
-  );
+  const leafHashes = leaves.map((r) => receiptLeafHash(r.hashHex));
+  const tiles = appendToTiles(fromSize, edge.tiles, leafHashes);
+  const range = appendToCompactRange(fromSize, edge.range, leafHashes);
   const size = fromSize + leaves.length;
-  const written = new Map(tiles.map((t) => [tileId(t), t.hashes]));
-  // The root needs the new tree's right edge only: each tile of it was just written or, where
-  // nothing was appended at its level, is an old edge tile. Stored tiles are read only as a last
-  // resort.
-  const known = (id: string) => written.get(id) ?? edge.get(id);
-  const reader = createLogTreeReader(
-    {
-      async readTiles(_tenant, keys) {
-        const hits = keys.flatMap((k) => {
-          const hashes = known(tileId(k));
-          return hashes === undefined ? [] : [{ ...k, hashes }];
-        });
-        const stored = keys.filter((k) => known(tileId(k)) === undefined);
-        return [...hits, ...(await log.readTiles(tenantId, stored))];
-      },
-    },
-    tenantId,
-  );
-  const rootHash = await reader.compute((read) => treeRoot(read, size));
+  const rootHash = compactRangeRoot(range);
   const origin = logOrigin(deps.logOrigin, tenantId);
   const note = signer.signCheckpoint(origin, formatCheckpointBody(origin, size, rootHash));
   const checkpoint = { tenantId, treeSize: size, rootHash, note, createdAt: deps.clock.now() };
@@ -89,24 +81,32 @@ export async function integrateReceiptLog(
     options.edges?.delete(tenantId);
     return undefined;
   }
-  const next = rightEdgeTiles(size).map((key) => [tileId(key), known(tileId(key))] as const);
-  if (next.every(([, hashes]) => hashes !== undefined)) {
-    options.edges?.set(tenantId, { size, tiles: new Map(next as [string, Buffer][]) });
-  } else {
-    options.edges?.delete(tenantId);
+  // The new edge: each of its tiles was just written or, where nothing was appended at its
+  // level, is an old edge tile.
+  const written = new Map(tiles.map((t) => [tileId(t), t.hashes]));
+  const next = new Map<string, Buffer>();
+  for (const key of rightEdgeTiles(size)) {
+    const hashes = written.get(tileId(key)) ?? edge.tiles.get(tileId(key));
+    if (hashes === undefined) {
+      options.edges?.delete(tenantId);
+      return size;
+    }
+    next.set(tileId(key), hashes);
   }
+  options.edges?.set(tenantId, { size, tiles: next, range });
   return size;
 }
 
-/** The right-edge tiles of the tree at `size`: from the cache when this process wrote them. */
+/** The right edge of the tree at `size`: from the cache when this process wrote it, else read. */
 async function rightEdge(
   log: Deps['store']['receiptLogTree'],
   edges: RightEdgeCache | undefined,
   tenantId: string,
   size: number,
-): Promise<ReadonlyMap<string, Buffer>> {
+): Promise<RightEdge> {
   const cached = edges?.get(tenantId);
-  if (cached !== undefined && cached.size === size) return cached.tiles;
+  if (cached !== undefined && cached.size === size) return cached;
   const keys = rightEdgeTiles(size);
-  return new Map((await log.readTiles(tenantId, keys)).map((t) => [tileId(t), t.hashes]));
+  const tiles = new Map((await log.readTiles(tenantId, keys)).map((t) => [tileId(t), t.hashes]));
+  return { tiles, range: compactRangeFromTiles(size, tiles) };
 }

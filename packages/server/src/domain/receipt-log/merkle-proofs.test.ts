@@ -9,6 +9,8 @@
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import {
+  appendToCompactRange,
+  compactRangeRoot,
   hashLeaf,
   rootFromLeafHashes,
   verifyConsistency,
@@ -17,7 +19,13 @@ import {
 } from '@presence/sdk/node';
 import { describe, expect, it } from 'vitest';
 import { consistencyPath, inclusionPath, treeRoot, type NodeReader } from './merkle-proofs.js';
-import { appendToTiles, nodeHashFromTile, rightEdgeTiles, tileId } from './tile-math.js';
+import {
+  appendToTiles,
+  compactRangeFromTiles,
+  nodeHashFromTile,
+  rightEdgeTiles,
+  tileId,
+} from './tile-math.js';
 
 const require = createRequire(import.meta.url);
 // Sigstore's own Merkle inclusion check (Apache-2.0), deep-imported: the package has no exports map.
@@ -122,6 +130,16 @@ const CONSISTENCY: [number, number, string[]][] = [
 
 /** A tree stored the way the service stores it: tiles built by appending in uneven batches. */
 function tiledReader(leafHashes: Buffer[], batches = [1, 3, 250, 7]): NodeReader {
+  const tiles = storedTiles(leafHashes, batches, () => {});
+  return (node) => nodeHashFromTile(tiles, node);
+}
+
+/** The tiles of `leafHashes` appended batch by batch; `after` sees the tiles at each size reached. */
+function storedTiles(
+  leafHashes: Buffer[],
+  batches: readonly number[],
+  after: (size: number, tiles: Map<string, Buffer>, added: Buffer[]) => void,
+): Map<string, Buffer> {
   const tiles = new Map<string, Buffer>();
   let size = 0;
   for (let b = 0; size < leafHashes.length; b++) {
@@ -129,8 +147,9 @@ function tiledReader(leafHashes: Buffer[], batches = [1, 3, 250, 7]): NodeReader
     const edge = new Map(rightEdgeTiles(size).map((t) => [tileId(t), tiles.get(tileId(t))!]));
     for (const t of appendToTiles(size, edge, next)) tiles.set(tileId(t), t.hashes);
     size += next.length;
+    after(size, tiles, next);
   }
-  return (node) => nodeHashFromTile(tiles, node);
+  return tiles;
 }
 
 describe('receipt log Merkle tree against the RFC 6962 reference vectors', () => {
@@ -195,6 +214,45 @@ describe('receipt log Merkle tree against the RFC 6962 reference vectors', () =>
         verifyInclusion(leaf - 1, size, leafHashes[leaf - 1]!, [...p, p[0]!], ROOTS[size]!),
       ).toThrow(ProofError);
     }
+  });
+});
+
+describe('the compact range a checkpoint’s root is computed from', () => {
+  it('gives every reference root', () => {
+    const leafHashes = LEAVES.map((l) => hashLeaf(l));
+    expect(compactRangeRoot([])).toEqual(ROOTS[0]);
+    for (let n = 1; n <= 8; n++) {
+      const range = appendToCompactRange(0, [], leafHashes.slice(0, n));
+      expect(compactRangeRoot(range).toString('hex'), `size ${n}`).toBe(ROOTS[n]!.toString('hex'));
+    }
+  });
+
+  it('appended batch by batch, matches the tiles and their root at every size', () => {
+    const leafHashes = Array.from({ length: 70_000 }, () => hashLeaf(randomBytes(32)));
+    // Batches that cross tile and level boundaries: a level-1 tile fills at 65,536 leaves.
+    const runs: [number, number[]][] = [
+      [20_000, [1, 3, 250, 7]],
+      [20_000, [255, 1, 256, 4_000]],
+      [70_000, [65_535, 2, 999]],
+    ];
+    for (const [leaves, batches] of runs) {
+      let range: Buffer[] = [];
+      let checked = 0;
+      storedTiles(leafHashes.slice(0, leaves), batches, (size, tiles, added) => {
+        range = appendToCompactRange(size - added.length, range, added);
+        expect(compactRangeFromTiles(size, tiles)).toEqual(range);
+        expect(compactRangeRoot(range)).toEqual(treeRoot((node) => nodeHashFromTile(tiles, node), size));
+        checked++;
+      });
+      expect(checked).toBeGreaterThan(2);
+    }
+  });
+
+  it('refuses a range that does not fit its size', () => {
+    const two = [hashLeaf(Buffer.of(1)), hashLeaf(Buffer.of(2))];
+    expect(() => appendToCompactRange(2, two, [])).toThrow(RangeError);
+    expect(() => appendToCompactRange(3, [two[0]!], [two[1]!])).toThrow(RangeError);
+    expect(compactRangeRoot(appendToCompactRange(3, two, []))).toEqual(compactRangeRoot(two));
   });
 });
 

@@ -85,6 +85,27 @@ export function nodeHashFromLevels(levels: readonly Buffer[], node: NodeKey): Bu
   return data.subarray(within * HASH, (within + 1) * HASH);
 }
 
+/**
+ * The compact range of a tree of `size` leaves (the SDK's appendToCompactRange), read from its
+ * right-edge tiles: each of its subtrees is a node of a tile that is not yet full, so
+ * rightEdgeTiles(size) hold them all.
+ */
+export function compactRangeFromTiles(
+  size: number,
+  tiles: { get(id: string): Buffer | undefined },
+): Buffer[] {
+  const range: Buffer[] = [];
+  let covered = 0;
+  for (let level = Math.floor(Math.log2(Math.max(size, 1))) + 1; level >= 0; level -= 1) {
+    const span = 2 ** level;
+    if (size - covered >= span) {
+      range.push(nodeHashFromTile(tiles, { level, index: covered / span }));
+      covered += span;
+    }
+  }
+  return range;
+}
+
 /** The right-edge tile of every level for a tree of `size` leaves: what appending must extend. */
 export function rightEdgeTiles(size: number): TileKey[] {
   const out: TileKey[] = [];
