@@ -204,7 +204,10 @@ export async function composeWith(
     createClosePeriodsJob(deps),
     createIdempotencyCleanupJob(deps),
     createRetentionJob(deps, config.retention, logger),
-    createReceiptLogJob(deps, { intervalMs: config.logCheckpointIntervalMs }),
+    createReceiptLogJob(deps, {
+      intervalMs: config.logCheckpointIntervalMs,
+      maxCheckpointsPerSecond: config.logMaxCheckpointsPerSecond,
+    }),
   ];
   return {
     deps,

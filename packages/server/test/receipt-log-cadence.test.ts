@@ -5,6 +5,7 @@
  * Both databases; two jobs over one store stand for two processes.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { addReceipts, seedTenant, TestRecords } from '../src/storage/test-records.js';
 import { createReceiptLogJob } from '../src/worker/receipt-log-job.js';
 import { describeEachDialect } from './support/each-dialect.js';
 import { seedReceipts } from './support/seed-receipts.js';
@@ -72,5 +73,57 @@ describeEachDialect('receipt log: checkpoint cadence across processes', (dialect
     s.clock.advance(INTERVAL_MS / 1000);
     expect(await job.run()).toBe(false);
     expect(await checkpointed()).toBe(11);
+  });
+
+  it('keeps to its budget of checkpoints a second, the logs checkpointed longest ago first', async () => {
+    const { store } = s.composed.deps;
+    const records = new TestRecords();
+    type Tenant = { id: string; policyId: string };
+    const tenants: Tenant[] = [];
+    for (let i = 0; i < 5; i++) {
+      const { tenant, policy } = await seedTenant(store, records);
+      tenants.push({ id: tenant.id, policyId: policy.id });
+    }
+    tenants.sort((x, y) => (x.id < y.id ? -1 : 1));
+    const [a, b, c, d, e] = tenants as [Tenant, Tenant, Tenant, Tenant, Tenant];
+    const grow = (some: typeof tenants) =>
+      Promise.all(some.map((t) => addReceipts(store, records, t.id, t.policyId, 1)));
+    const sizes = () => Promise.all(tenants.map(async (t) => store.receiptLogTree.treeSize(t.id)));
+    // 4 a second over an interval of 500 ms: at most 2 in one run.
+    const job = createReceiptLogJob(s.composed.deps, {
+      intervalMs: 500,
+      maxCheckpointsPerSecond: 4,
+      minCheckpointAgeMs: 0,
+    });
+    // The last two by id get their first checkpoints first; the others a second later.
+    await grow([d, e]);
+    expect(await job.run()).toBe(false);
+    expect(await sizes()).toEqual([0, 0, 0, 1, 1]);
+    await grow([a, b, c]);
+    // The budget is spent: nothing more until it refills, at 4 a second.
+    expect(await job.run()).toBe(false);
+    expect(await sizes()).toEqual([0, 0, 0, 1, 1]);
+    s.clock.advance(0.25);
+    expect(await job.run()).toBe(false);
+    expect(await sizes()).toEqual([1, 0, 0, 1, 1]);
+    s.clock.advance(1);
+    expect(await job.run()).toBe(false);
+    expect(await sizes()).toEqual([1, 1, 1, 1, 1]);
+    // All five grow again. Never more than one interval's worth at once, however long it waited;
+    // the oldest checkpoints go first (d and e), not the first ids.
+    await grow(tenants);
+    s.clock.advance(10);
+    expect(await job.run()).toBe(false);
+    expect(await sizes()).toEqual([1, 1, 1, 2, 2]);
+    // a was checkpointed a second before b and c (above); b and c tie, and go by id.
+    s.clock.advance(0.25);
+    expect(await job.run()).toBe(false);
+    expect(await sizes()).toEqual([2, 1, 1, 2, 2]);
+    s.clock.advance(0.25);
+    expect(await job.run()).toBe(false);
+    expect(await sizes()).toEqual([2, 2, 1, 2, 2]);
+    s.clock.advance(0.25);
+    expect(await job.run()).toBe(false);
+    expect(await sizes()).toEqual([2, 2, 2, 2, 2]);
   });
 });

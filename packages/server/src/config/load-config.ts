@@ -60,6 +60,7 @@ export const Env = Type.Object({
     Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7e]*[^/\\s]$' }),
   ),
   PRESENCE_LOG_CHECKPOINT_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 60_000, default: 500 }),
+  PRESENCE_LOG_MAX_CHECKPOINTS_PER_SECOND: Type.Integer({ minimum: 1, maximum: 10_000, default: 50 }),
   PRESENCE_EXPORT_HEAP_GROWTH_MB: Type.Integer({ minimum: 0, maximum: 4096, default: 16 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -119,6 +120,8 @@ export interface Config {
   logOrigin: string;
   /** How often new receipts are integrated into the logs and checkpoints signed. */
   logCheckpointIntervalMs: number;
+  /** Checkpoints each process signs a second at most, over all tenants. */
+  logMaxCheckpointsPerSecond: number;
   /** How often each process re-reads the signing-key table (ADR 0007); the same for every process. */
   signingKeyRefreshMs: number;
   /**
@@ -193,6 +196,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     logOrigin: env.PRESENCE_LOG_ORIGIN ?? env.HOST,
     logCheckpointIntervalMs: env.PRESENCE_LOG_CHECKPOINT_INTERVAL_MS,
+    logMaxCheckpointsPerSecond: env.PRESENCE_LOG_MAX_CHECKPOINTS_PER_SECOND,
     signingKeyRefreshMs: env.PRESENCE_SIGNING_KEY_REFRESH_MS,
     exportHeapGrowthBytes: env.PRESENCE_EXPORT_HEAP_GROWTH_MB * 1024 * 1024,
     logLevel: env.LOG_LEVEL,

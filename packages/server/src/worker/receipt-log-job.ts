@@ -15,6 +15,13 @@ export interface ReceiptLogJobOptions {
    * `maxLeaves` behind; 9/10 of `intervalMs` by default. Tests that integrate on demand pass 0.
    */
   minCheckpointAgeMs?: number;
+  /**
+   * Checkpoints this process signs a second at most, over all its tenants
+   * (PRESENCE_LOG_MAX_CHECKPOINTS_PER_SECOND): the log's share of a process's CPU stays bounded
+   * however many tenants verify at once. When more logs are due than that, the logs checkpointed
+   * longest ago go first, so every tenant's cadence stretches alike. Unbounded when absent.
+   */
+  maxCheckpointsPerSecond?: number;
 }
 
 /**
@@ -23,6 +30,7 @@ export interface ReceiptLogJobOptions {
  * number of processes: the append is a compare-and-set on the tree size. Each tenant's checkpoints
  * are spaced by the age of its last one, which every process reads: so N processes sign about as
  * many checkpoints as one (one per tenant per interval while its log grows), not N times as many.
+ * Each process also keeps to its own budget of checkpoints a second.
  */
 export function createReceiptLogJob(
   deps: Pick<Deps, 'store' | 'clock' | 'secrets' | 'logOrigin'>,
@@ -34,22 +42,52 @@ export function createReceiptLogJob(
   // Below the interval, so a single process, which runs an interval after its last run ended,
   // always finds its own last checkpoint due.
   const minAgeMs = options.minCheckpointAgeMs ?? Math.floor(0.9 * options.intervalMs);
+  const budget =
+    options.maxCheckpointsPerSecond === undefined
+      ? undefined
+      : checkpointBudget(options.maxCheckpointsPerSecond, options.intervalMs, () => deps.clock.now());
   return {
     name: 'receipt-log',
     intervalMs: options.intervalMs,
     async run() {
-      const pending = await deps.store.receiptLogTree.pendingTenants(options.maxTenants ?? 100, {
+      const allowed = Math.min(options.maxTenants ?? 100, budget?.available() ?? Infinity);
+      // Nothing left of the budget: the next run, an interval later, finds it refilled.
+      if (allowed < 1) return false;
+      const pending = await deps.store.receiptLogTree.pendingTenants(allowed, {
         checkpointedBy: deps.clock.now() - minAgeMs,
         backlog: maxLeaves,
       });
       if (pending.length === 0) return false;
       signer ??= await loadLogSigner(deps);
-      let more = pending.length === (options.maxTenants ?? 100);
+      let more = pending.length === allowed;
       for (const p of pending) {
         await integrateReceiptLog(deps, signer, p.tenantId, { maxLeaves, edges });
+        budget?.spend();
         if (p.lastSeq - p.treeSize > maxLeaves) more = true;
       }
-      return more;
+      return more && (budget?.available() ?? 1) >= 1;
+    },
+  };
+}
+
+/**
+ * A token bucket on the service's clock: `perSecond` checkpoints a second, saved up to one
+ * interval's worth (at least one), so a job that runs once an interval can spend it in one run.
+ */
+function checkpointBudget(perSecond: number, intervalMs: number, now: () => number) {
+  const capacity = Math.max(1, (perSecond * intervalMs) / 1000);
+  let tokens = capacity;
+  let at = now();
+  return {
+    /** Whole checkpoints that may be signed now. */
+    available(): number {
+      const t = now();
+      tokens = Math.min(capacity, tokens + (Math.max(0, t - at) * perSecond) / 1000);
+      at = t;
+      return Math.floor(tokens);
+    },
+    spend(): void {
+      tokens -= 1;
     },
   };
 }

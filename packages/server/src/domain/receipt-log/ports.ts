@@ -55,7 +55,8 @@ export interface ReceiptLogStore {
   /**
    * Tenants with receipts beyond their integrated tree size, with both numbers: those with no
    * checkpoint yet, those whose last checkpoint was made at or before `checkpointedBy` (ms), and
-   * those more than `backlog` receipts behind whatever their last checkpoint's age.
+   * those more than `backlog` receipts behind whatever their last checkpoint's age. Logs with no
+   * checkpoint come first, then the oldest checkpoints: a limit serves every tenant in turn.
    */
   pendingTenants(
     limit: number,

@@ -31,6 +31,7 @@ export function createReceiptLogTreeRepo(db: Kysely<Database>): ReceiptLogStore 
             eb('tc.value', '>', sql<number>`${sql.ref('s.tree_size')} + ${due.backlog}`),
           ]),
         )
+        .orderBy((eb) => eb.fn.coalesce('s.updated_at', sql<number>`0`))
         .orderBy('tc.tenant_id')
         .limit(limit)
         .execute();
