@@ -1,11 +1,15 @@
 /**
  * GET /metrics on the public port: absent without PRESENCE_METRICS_TOKEN, bearer-protected with
  * it, and the figures move with what the service did (decisions, request durations, the outbox
- * backlog read from the store). Both dialects.
+ * backlog read from the store), and every metric the shipped alert rules and dashboard query exists.
+ * Both dialects.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { computeActionHashSync as computeActionHash } from '@presence/sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMetrics } from '../src/observability/create-metrics.js';
+import { registerPoolGauges } from '../src/observability/register-store-gauges.js';
 import { DIALECTS, pgAvailable } from '../src/storage/testing.js';
 import { sample } from './support/metrics-text.js';
 import { startTestService, type TestService } from './support/test-service.js';
@@ -102,6 +106,29 @@ for (const dialect of DIALECTS) {
       ]) {
         expect(text, name).toContain(name);
       }
+    });
+
+    it('exposes every metric the shipped alert rules and dashboard query', async () => {
+      // A PostgreSQL service registers its pool's gauges when it opens its pool; this suite opens
+      // the store itself, so they are registered here the way the service does.
+      const pool = createMetrics();
+      registerPoolGauges(pool, { totalCount: 0, idleCount: 0, waitingCount: 0 }, 10);
+      const text = (await scrape(`Bearer ${TOKEN}`)).body + (await pool.registry.metrics());
+      const declared = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
+      const docs = new URL('../../../docs/', import.meta.url);
+      const rules = readFileSync(new URL('prometheus-alerts.yml', docs), 'utf8');
+      const dashboard = JSON.stringify(
+        JSON.parse(readFileSync(new URL('grafana-dashboard.json', docs), 'utf8')).panels.flatMap(
+          (p: { targets?: { expr: string }[] }) => (p.targets ?? []).map((t) => t.expr),
+        ),
+      );
+      const queried = [...`${rules}\n${dashboard}`.matchAll(/\b(?:presence|nodejs|process)_[a-z0-9_]+/g)];
+      const names = new Set(queried.map((m) => m[0]));
+      expect(names.size).toBeGreaterThan(10);
+      // A histogram is declared once and queried by its series.
+      const base = (name: string) => name.replace(/_(bucket|sum|count)$/, '');
+      const missing = [...names].filter((n) => !declared.has(n) && !declared.has(base(n)));
+      expect(missing).toEqual([]);
     });
 
     it('bounds the backlog read: counts stop at the cap', async () => {
