@@ -95,35 +95,38 @@ describeEachDialect('receipt log: checkpoint cadence across processes', (dialect
       maxCheckpointsPerSecond: 4,
       minCheckpointAgeMs: 0,
     });
-    // The last two by id get their first checkpoints first; the others a second later.
+    /** Runs the job `seconds` after the last run; it never asks to run again at once. */
+    const runAfter = async (seconds: number, expected: number[]) => {
+      s.clock.advance(seconds);
+      expect(await job.run()).toBe(false);
+      expect(await sizes()).toEqual(expected);
+    };
+    // The last two by id get their first checkpoints first; the others after them.
     await grow([d, e]);
-    expect(await job.run()).toBe(false);
-    expect(await sizes()).toEqual([0, 0, 0, 1, 1]);
+    await runAfter(0, [0, 0, 0, 1, 1]);
     await grow([a, b, c]);
     // The budget is spent: nothing more until it refills, at 4 a second.
-    expect(await job.run()).toBe(false);
-    expect(await sizes()).toEqual([0, 0, 0, 1, 1]);
-    s.clock.advance(0.25);
-    expect(await job.run()).toBe(false);
-    expect(await sizes()).toEqual([1, 0, 0, 1, 1]);
-    s.clock.advance(1);
-    expect(await job.run()).toBe(false);
-    expect(await sizes()).toEqual([1, 1, 1, 1, 1]);
+    await runAfter(0, [0, 0, 0, 1, 1]);
+    await runAfter(0.25, [1, 0, 0, 1, 1]);
+    await runAfter(1, [1, 1, 1, 1, 1]);
     // All five grow again. Never more than one interval's worth at once, however long it waited;
     // the oldest checkpoints go first (d and e), not the first ids.
     await grow(tenants);
-    s.clock.advance(10);
-    expect(await job.run()).toBe(false);
-    expect(await sizes()).toEqual([1, 1, 1, 2, 2]);
+    await runAfter(10, [1, 1, 1, 2, 2]);
     // a was checkpointed a second before b and c (above); b and c tie, and go by id.
-    s.clock.advance(0.25);
-    expect(await job.run()).toBe(false);
-    expect(await sizes()).toEqual([2, 1, 1, 2, 2]);
-    s.clock.advance(0.25);
-    expect(await job.run()).toBe(false);
-    expect(await sizes()).toEqual([2, 2, 1, 2, 2]);
-    s.clock.advance(0.25);
-    expect(await job.run()).toBe(false);
-    expect(await sizes()).toEqual([2, 2, 2, 2, 2]);
+    await runAfter(0.25, [2, 1, 1, 2, 2]);
+    await runAfter(0.25, [2, 2, 1, 2, 2]);
+    await runAfter(0.25, [2, 2, 2, 2, 2]);
+    // With budget left over, a run that filled its batch asks to run again at once.
+    const oneAtATime = createReceiptLogJob(s.composed.deps, {
+      intervalMs: 500,
+      maxCheckpointsPerSecond: 4,
+      minCheckpointAgeMs: 0,
+      maxTenants: 1,
+    });
+    await grow([a, b, c]);
+    expect(await oneAtATime.run()).toBe(true);
+    expect(await oneAtATime.run()).toBe(false);
+    expect(await sizes()).toEqual([3, 3, 2, 2, 2]);
   });
 });
