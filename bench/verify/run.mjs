@@ -267,7 +267,8 @@ function cpuBetween(a, b, count) {
 /**
  * What the bench database's backends are doing, sampled every 50 ms: state and wait event
  * ("Lock:transactionid in <statement>" = that statement waits for a row another transaction holds;
- * "idle in transaction" = waiting for the server's next statement; "active:CPU" = executing).
+ * "idle in transaction after <statement>" = waiting for the server's next statement; "active:CPU" =
+ * executing).
  * Average backends per sample.
  */
 function samplePgWaits(database) {
@@ -284,7 +285,8 @@ function samplePgWaits(database) {
       while (!stopped && samples < 10_000) {
         const { rows } = await client.query(
           `select state, coalesce(wait_event_type || ':' || wait_event, 'CPU') as wait,
-                  case when wait_event_type = 'Lock' then left(query, 40) end as blocked, count(*)::int as n
+                  case when wait_event_type = 'Lock' or state like 'idle in transaction%' then left(query, 40) end
+                    as blocked, count(*)::int as n
              from pg_stat_activity
             where datname = $1 and pid <> pg_backend_pid() and state <> 'idle'
             group by 1, 2, 3`,
@@ -293,7 +295,11 @@ function samplePgWaits(database) {
         samples++;
         for (const r of rows) {
           const key =
-            r.state !== 'active' ? r.state : r.blocked ? `${r.wait} in "${r.blocked}…"` : `active:${r.wait}`;
+            r.state !== 'active'
+              ? `${r.state}${r.blocked ? ` after "${r.blocked}…"` : ''}`
+              : r.blocked
+                ? `${r.wait} in "${r.blocked}…"`
+                : `active:${r.wait}`;
           tally.set(key, (tally.get(key) ?? 0) + r.n);
         }
         await new Promise((r) => setTimeout(r, 50));
