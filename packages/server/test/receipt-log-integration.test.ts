@@ -72,7 +72,7 @@ describeEachDialect('receipt log integration', (dialect) => {
     expect(root).toEqual(await tiles.compute((read) => treeRoot(read, leaves.length)));
   }
 
-  it('signs a checkpoint with one read and one transaction of three statements', async () => {
+  it('signs a checkpoint with one read and one short transaction', async () => {
     const { tenant, policy } = await seedTenant(db.store, records);
     const leaves = await addReceipts(tenant.id, policy.id, 300);
     const edges = createRightEdgeCache(deps.clock);
@@ -94,11 +94,12 @@ describeEachDialect('receipt log integration', (dialect) => {
     );
     // One read of the leaves (and the size), then one transaction: the compare-and-set on the
     // size (an insert for a new log), every grown tile in one statement, the checkpoint. SQLite's
-    // group commit runs each transaction under a savepoint of its shared BEGIN IMMEDIATE.
+    // group commit runs each transaction under a savepoint of its shared BEGIN IMMEDIATE. On
+    // PostgreSQL the three writes are one statement.
     const transaction = (compareAndSet: string) =>
       dialect === 'sqlite'
         ? ['BEGIN', 'SAVEPOINT', compareAndSet, 'INSERT', 'INSERT', 'RELEASE', 'COMMIT']
-        : ['BEGIN', compareAndSet, 'INSERT', 'INSERT', 'COMMIT'];
+        : ['BEGIN', 'WITH', 'COMMIT'];
     expect(first).toEqual(['SELECT', ...transaction('INSERT')]);
     expect(next).toEqual(['SELECT', ...transaction('UPDATE')]);
     expect(cold).toEqual(['SELECT', 'SELECT', ...transaction('UPDATE')]);
@@ -112,15 +113,22 @@ describeEachDialect('receipt log integration', (dialect) => {
     const pending = await db.store.receiptLogTree.leavesToIntegrate(tenant.id, 10);
     expect(pending?.fromSize).toBe(0);
     expect(pending?.leaves.map((l) => l.seq)).toEqual([1, 2, 3]);
+    // Each call writes a tile of its own bytes: a loser's must not land.
+    let call = 0;
     const append = (fromSize: number, treeSize: number) =>
       db.store.transaction((tx) =>
-        tx.receiptLogTree.appendTiles(tenant.id, fromSize, [], {
-          tenantId: tenant.id,
-          treeSize,
-          rootHash: Buffer.alloc(32, treeSize),
-          note: `note ${treeSize}`,
-          createdAt: T0 + treeSize,
-        }),
+        tx.receiptLogTree.appendTiles(
+          tenant.id,
+          fromSize,
+          [{ level: 0, index: 0, hashes: Buffer.alloc(32 * treeSize, ++call) }],
+          {
+            tenantId: tenant.id,
+            treeSize,
+            rootHash: Buffer.alloc(32, treeSize),
+            note: `note ${treeSize}`,
+            createdAt: T0 + treeSize,
+          },
+        ),
       );
     expect(await append(0, 2)).toBe(true);
     expect(await append(0, 3)).toBe(false);
@@ -129,6 +137,8 @@ describeEachDialect('receipt log integration', (dialect) => {
     expect(await db.store.receiptLogTree.treeSize(tenant.id)).toBe(3);
     expect(await db.store.receiptLogTree.leavesToIntegrate(tenant.id, 10)).toBeUndefined();
     expect((await db.store.receiptLogTree.latestCheckpoint(tenant.id))?.note).toBe('note 3');
+    const [tile] = await db.store.receiptLogTree.readTiles(tenant.id, [{ level: 0, index: 0 }]);
+    expect(tile?.hashes).toEqual(Buffer.alloc(96, 3));
   });
 
   it('keeps every root right when another process integrates between two of this one’s runs', async () => {

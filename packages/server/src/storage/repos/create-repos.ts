@@ -46,7 +46,7 @@ export function createRepos(db: Kysely<Database>, dialect: Dialect, lanes?: HotP
     billing: createBillingRepos(db, dialect),
     webhooks: createWebhookRepos(db),
     receiptLog: createReceiptLogRepo(db),
-    receiptLogTree: createReceiptLogTreeRepo(db),
+    receiptLogTree: createReceiptLogTreeRepo(db, dialect),
     exports: createExportRepo(db),
     idempotency: createIdempotencyRepo(db),
     retention: createRetentionRepo(db),

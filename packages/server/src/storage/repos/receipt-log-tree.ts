@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { LogCheckpointRecord, ReceiptLogStore, StoredTile } from '../../domain/receipt-log/ports.js';
+import type { Dialect } from '../open-database.js';
 import type { Database, ReceiptLogCheckpointsTable } from '../schema.js';
 import { createReceiptLogSideRepo } from './receipt-log-side.js';
 
@@ -7,7 +8,7 @@ import { createReceiptLogSideRepo } from './receipt-log-side.js';
  * The receipt log's tiles, checkpoints and cosignatures. Tiles are keyed (tenant, level, index),
  * so a proof reads a handful of rows by primary key whatever the size of the log.
  */
-export function createReceiptLogTreeRepo(db: Kysely<Database>): ReceiptLogStore {
+export function createReceiptLogTreeRepo(db: Kysely<Database>, dialect: Dialect): ReceiptLogStore {
   return {
     async treeSize(tenantId) {
       const row = await db
@@ -90,7 +91,9 @@ export function createReceiptLogTreeRepo(db: Kysely<Database>): ReceiptLogStore 
       }));
     },
     appendTiles: (tenantId, fromSize, tiles, checkpoint) =>
-      appendTiles(db, tenantId, fromSize, tiles, checkpoint),
+      dialect === 'postgres'
+        ? appendTilesInOneStatement(db, tenantId, fromSize, tiles, checkpoint)
+        : appendTiles(db, tenantId, fromSize, tiles, checkpoint),
     async latestCheckpoint(tenantId) {
       const row = await db
         .selectFrom('receipt_log_checkpoints')
@@ -203,6 +206,50 @@ async function appendTiles(
     })
     .execute();
   return true;
+}
+
+/**
+ * PostgreSQL: the same three writes as `appendTiles`, as one statement. The tiles and the
+ * checkpoint are written only when the compare-and-set moved the size, and the state row's lock is
+ * held from this statement to COMMIT, not across two more round trips: a capped process that is
+ * throttled between its statements no longer keeps another process's integration waiting on it.
+ */
+async function appendTilesInOneStatement(
+  db: Kysely<Database>,
+  tenantId: string,
+  fromSize: number,
+  tiles: readonly StoredTile[],
+  checkpoint: LogCheckpointRecord,
+): Promise<boolean> {
+  const { treeSize, createdAt } = checkpoint;
+  const compareAndSet =
+    fromSize === 0
+      ? sql`insert into receipt_log_state (tenant_id, tree_size, updated_at)
+              values (${tenantId}, ${treeSize}, ${createdAt})
+              on conflict (tenant_id) do update
+                set tree_size = excluded.tree_size, updated_at = excluded.updated_at
+                where receipt_log_state.tree_size = 0
+              returning tenant_id`
+      : sql`update receipt_log_state set tree_size = ${treeSize}, updated_at = ${createdAt}
+              where tenant_id = ${tenantId} and tree_size = ${fromSize}
+              returning tenant_id`;
+  const { rows } = await sql<{ moved: number }>`
+    with moved as (${compareAndSet}),
+    tiles as (
+      insert into receipt_log_tiles (tenant_id, level, tile_index, hashes)
+      select ${tenantId}, t.level, t.tile_index, t.hashes
+        from unnest(${tiles.map((t) => t.level)}::int[], ${tiles.map((t) => t.index)}::bigint[],
+                    ${tiles.map((t) => t.hashes)}::bytea[]) as t(level, tile_index, hashes)
+       where exists (select 1 from moved)
+      on conflict (tenant_id, level, tile_index) do update set hashes = excluded.hashes
+    ),
+    checkpoint as (
+      insert into receipt_log_checkpoints (tenant_id, tree_size, root_hash, note, created_at)
+      select ${tenantId}, ${treeSize}, ${checkpoint.rootHash}, ${checkpoint.note}, ${createdAt}
+       where exists (select 1 from moved)
+    )
+    select count(*)::int as moved from moved`.execute(db);
+  return rows[0]?.moved === 1;
 }
 
 function toCheckpoint(row: ReceiptLogCheckpointsTable): LogCheckpointRecord {
