@@ -285,8 +285,9 @@ function samplePgWaits(database) {
       while (!stopped && samples < 10_000) {
         const { rows } = await client.query(
           `select state, coalesce(wait_event_type || ':' || wait_event, 'CPU') as wait,
-                  case when wait_event_type = 'Lock' or state like 'idle in transaction%' then left(query, 40) end
-                    as blocked, count(*)::int as n
+                  case when wait_event_type = 'Lock' or state like 'idle in transaction%'
+                    then left(btrim(regexp_replace(query, '\\s+', ' ', 'g')), 40) end as blocked,
+                  count(*)::int as n
              from pg_stat_activity
             where datname = $1 and pid <> pg_backend_pid() and state <> 'idle'
             group by 1, 2, 3`,

@@ -49,7 +49,7 @@ type IntegrateDeps = Pick<Deps, 'store' | 'clock' | 'logOrigin'>;
  * write is a compare-and-set on the size, so concurrent integrators never append twice.
  * Returns the new size, or undefined when there was nothing to do or another process won.
  * On PostgreSQL each statement is a round trip: one read (two without a cached right edge), then
- * BEGIN, the compare-and-set, the tiles, the checkpoint and COMMIT.
+ * BEGIN, one statement for the compare-and-set, the tiles and the checkpoint, and COMMIT.
  */
 export async function integrateReceiptLog(
   deps: IntegrateDeps,

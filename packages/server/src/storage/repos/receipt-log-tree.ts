@@ -154,7 +154,10 @@ export function createReceiptLogTreeRepo(db: Kysely<Database>, dialect: Dialect)
   };
 }
 
-/** Call inside store.transaction: the compare-and-set, the tiles and the checkpoint commit together. */
+/**
+ * SQLite: call inside store.transaction, so that the compare-and-set, the tiles and the checkpoint
+ * commit together.
+ */
 async function appendTiles(
   db: Kysely<Database>,
   tenantId: string,
