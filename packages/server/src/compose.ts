@@ -207,6 +207,7 @@ export async function composeWith(
     createReceiptLogJob(deps, {
       intervalMs: config.logCheckpointIntervalMs,
       maxCheckpointsPerSecond: config.logMaxCheckpointsPerSecond,
+      metrics: observability.metrics,
     }),
   ];
   return {

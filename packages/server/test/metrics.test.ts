@@ -131,6 +131,16 @@ for (const dialect of DIALECTS) {
       expect(missing).toEqual([]);
     });
 
+    it('documents every metric of its own in docs/metrics.md', async () => {
+      const pool = createMetrics();
+      registerPoolGauges(pool, { totalCount: 0, idleCount: 0, waitingCount: 0 }, 10);
+      const text = (await scrape(`Bearer ${TOKEN}`)).body + (await pool.registry.metrics());
+      const own = [...text.matchAll(/^# TYPE (presence_\S+) /gm)].map((m) => m[1]!);
+      expect(own.length).toBeGreaterThan(10);
+      const table = readFileSync(new URL('../../../docs/metrics.md', import.meta.url), 'utf8');
+      expect(own.filter((name) => !table.includes(`| \`${name}\` |`))).toEqual([]);
+    });
+
     it('bounds the backlog read: counts stop at the cap', async () => {
       const measured = await s.testStore.store.webhooks.backlog.measure(1);
       expect(measured.outboxPending).toBe(1);

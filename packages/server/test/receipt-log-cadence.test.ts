@@ -2,8 +2,10 @@
  * How often a tenant's log gets a checkpoint, whatever the number of processes (docs/adr/0009):
  * every process's receipt-log job reads the age of the tenant's last checkpoint, so a second
  * process finds a grown log not yet due and leaves it, unless it is more than `maxLeaves` behind.
- * Both databases; two jobs over one store stand for two processes.
+ * On PostgreSQL a run leases the logs it takes, so two processes running at once share the due
+ * logs instead of racing for them. Both databases; two jobs over one store stand for two processes.
  */
+import { Counter } from 'prom-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addReceipts, seedTenant, TestRecords } from '../src/storage/test-records.js';
 import { createReceiptLogJob } from '../src/worker/receipt-log-job.js';
@@ -129,4 +131,64 @@ describeEachDialect('receipt log: checkpoint cadence across processes', (dialect
     expect(await oneAtATime.run()).toBe(false);
     expect(await sizes()).toEqual([3, 3, 2, 2, 2]);
   });
+
+  // SQLite leases nothing (one process owns the database): two jobs at once there race for the
+  // same logs, and the compare-and-set alone keeps the log right (receipt-log-integration.test.ts).
+  it.skipIf(dialect === 'sqlite')(
+    'shares the due logs between two processes running at once: no work repeated, none lost',
+    async () => {
+      const { store } = s.composed.deps;
+      // The earlier tests' logs, brought up to date first.
+      await createReceiptLogJob(s.composed.deps, { intervalMs: INTERVAL_MS, minCheckpointAgeMs: 0 }).run();
+      const records = new TestRecords();
+      const tenants = await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          const { tenant, policy } = await seedTenant(store, records);
+          await addReceipts(store, records, tenant.id, policy.id, 3);
+          return { id: tenant.id, policyId: policy.id };
+        }),
+      );
+      const sizes = () => Promise.all(tenants.map(async (t) => store.receiptLogTree.treeSize(t.id)));
+      const checkpoints = new Counter({
+        name: 'checkpoints',
+        help: 'by outcome',
+        labelNames: ['outcome'],
+        registers: [],
+      });
+      const outcomes = async () =>
+        Object.fromEntries((await checkpoints.get()).values.map((v) => [v.labels.outcome, v.value]));
+      const job = () =>
+        createReceiptLogJob(s.composed.deps, {
+          intervalMs: INTERVAL_MS,
+          minCheckpointAgeMs: 0,
+          metrics: { receiptLogCheckpoints: checkpoints },
+        });
+      const [first, second] = [job(), job()];
+      await Promise.all([first.run(), second.run()]);
+      expect(await sizes()).toEqual(tenants.map(() => 3));
+      expect(await outcomes()).toEqual({ signed: 8 });
+
+      // A process that took a lease and stopped before its checkpoint (a crash) holds that log
+      // back from the others until the lease runs out (four intervals by default), no longer.
+      const [stalled, ...others] = tenants;
+      await Promise.all(tenants.map((t) => addReceipts(store, records, t.id, t.policyId, 1)));
+      const now = s.clock.now();
+      const taken = await store.receiptLogTree.claimDueLogs(
+        1,
+        { checkpointedBy: now, backlog: 10_000 },
+        { now, until: now + 4 * INTERVAL_MS },
+      );
+      expect(taken.map((t) => t.tenantId)).toEqual([stalled!.id]);
+      await first.run();
+      expect(await sizes()).toEqual([3, ...others.map(() => 4)]);
+      // (The test clock is real time plus an offset: a second's margin for the test's own time.)
+      s.clock.advance((4 * INTERVAL_MS) / 1000 - 1);
+      await second.run();
+      expect(await store.receiptLogTree.treeSize(stalled!.id)).toBe(3);
+      s.clock.advance(1);
+      await second.run();
+      expect(await sizes()).toEqual(tenants.map(() => 4));
+      expect(await outcomes()).toEqual({ signed: 16 });
+    },
+  );
 });

@@ -26,6 +26,7 @@ export interface Metrics {
   rateLimited: Counter<'limit'>;
   rateLimitStoreDegraded: Gauge;
   rateLimitStoreErrors: Counter;
+  receiptLogCheckpoints: Counter<'outcome'>;
   /** Registers a scrape-time gauge (compose adds the ones that read the store or other parts). */
   addGauge(gauge: CollectedGauge): void;
 }
@@ -96,6 +97,12 @@ export function createMetrics(): Metrics {
     rateLimitStoreErrors: new Counter({
       name: 'presence_rate_limit_store_errors_total',
       help: 'Rate-limit checks that fell back to the per-process limiter because Redis failed',
+      registers,
+    }),
+    receiptLogCheckpoints: new Counter({
+      name: 'presence_receipt_log_checkpoints_total',
+      help: 'Receipt-log checkpoints this process attempted, by outcome: signed, lost (another process integrated first)',
+      labelNames: ['outcome'],
       registers,
     }),
     addGauge(gauge) {

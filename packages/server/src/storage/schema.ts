@@ -331,7 +331,10 @@ export type IdempotencyKeysTable = {
 export type ReceiptLogStateTable = {
   tenant_id: string;
   tree_size: number;
+  /** When the last checkpoint was signed (epoch ms); 0 for a log claimed before its first. */
   updated_at: number;
+  /** The receipt-log job's lease on this log (epoch ms), null when none (migration 0013). */
+  claimed_until: number | null;
 };
 
 export type ReceiptLogTilesTable = {

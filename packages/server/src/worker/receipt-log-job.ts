@@ -1,6 +1,7 @@
 import type { Deps } from '../domain/deps.js';
 import { createRightEdgeCache, integrateReceiptLog } from '../domain/receipt-log/integrate-receipt-log.js';
 import { loadLogSigner, type LogSigner } from '../domain/receipt-log/log-signer.js';
+import type { Metrics } from '../observability/create-metrics.js';
 import type { Job } from './run-jobs.js';
 
 export interface ReceiptLogJobOptions {
@@ -22,6 +23,14 @@ export interface ReceiptLogJobOptions {
    * longest ago go first, so every tenant's cadence stretches alike. Unbounded when absent.
    */
   maxCheckpointsPerSecond?: number;
+  /**
+   * How long a run's lease on the logs it takes lasts (ms; PostgreSQL, claimDueLogs): four
+   * intervals by default, far longer than a run takes. A checkpoint ends it; a lease a process
+   * left behind (it stopped mid-run) holds that log back from the others for this long at most.
+   */
+  leaseMs?: number;
+  /** Checkpoints signed and lost (presence_receipt_log_checkpoints_total). */
+  metrics?: Pick<Metrics, 'receiptLogCheckpoints'> | undefined;
 }
 
 /**
@@ -30,7 +39,8 @@ export interface ReceiptLogJobOptions {
  * number of processes: the append is a compare-and-set on the tree size. Each tenant's checkpoints
  * are spaced by the age of its last one, which every process reads: so N processes sign about as
  * many checkpoints as one (one per tenant per interval while its log grows), not N times as many.
- * Each process also keeps to its own budget of checkpoints a second.
+ * A run leases the logs it takes (claimDueLogs), so the processes share the due logs instead of
+ * racing for the same ones. Each process also keeps to its own budget of checkpoints a second.
  */
 export function createReceiptLogJob(
   deps: Pick<Deps, 'store' | 'clock' | 'secrets' | 'logOrigin'>,
@@ -42,6 +52,7 @@ export function createReceiptLogJob(
   // Below the interval, so a single process, which runs an interval after its last run ended,
   // always finds its own last checkpoint due.
   const minAgeMs = options.minCheckpointAgeMs ?? Math.floor(0.9 * options.intervalMs);
+  const leaseMs = options.leaseMs ?? 4 * options.intervalMs;
   const budget =
     options.maxCheckpointsPerSecond === undefined
       ? undefined
@@ -53,15 +64,19 @@ export function createReceiptLogJob(
       const allowed = Math.min(options.maxTenants ?? 100, budget?.available() ?? Infinity);
       // Nothing left of the budget: the next run, an interval later, finds it refilled.
       if (allowed < 1) return false;
-      const pending = await deps.store.receiptLogTree.pendingTenants(allowed, {
-        checkpointedBy: deps.clock.now() - minAgeMs,
-        backlog: maxLeaves,
-      });
+      const now = deps.clock.now();
+      const pending = await deps.store.receiptLogTree.claimDueLogs(
+        allowed,
+        { checkpointedBy: now - minAgeMs, backlog: maxLeaves },
+        { now, until: now + leaseMs },
+      );
       if (pending.length === 0) return false;
       signer ??= await loadLogSigner(deps);
       let more = pending.length === allowed;
       for (const p of pending) {
-        await integrateReceiptLog(deps, signer, p.tenantId, { maxLeaves, edges });
+        const outcome = await integrateReceiptLog(deps, signer, p.tenantId, { maxLeaves, edges });
+        if (outcome !== undefined)
+          options.metrics?.receiptLogCheckpoints.inc({ outcome: outcome === 'lost' ? 'lost' : 'signed' });
         budget?.spend();
         if (p.lastSeq - p.treeSize > maxLeaves) more = true;
       }

@@ -47,7 +47,8 @@ type IntegrateDeps = Pick<Deps, 'store' | 'clock' | 'logOrigin'>;
  * Appends a tenant's receipts beyond its integrated size to its tree (seq n → leaf n − 1) and
  * signs a checkpoint of the new size. Reads and hashing happen outside the transaction; the
  * write is a compare-and-set on the size, so concurrent integrators never append twice.
- * Returns the new size, or undefined when there was nothing to do or another process won.
+ * Returns the new size; 'lost' when another process integrated first (the work was wasted: the
+ * receipt-log job leases logs so that this is rare); undefined when nothing waited.
  * On PostgreSQL each statement is a round trip: one read (two without a cached right edge), then
  * BEGIN, one statement for the compare-and-set, the tiles and the checkpoint, and COMMIT.
  */
@@ -56,7 +57,7 @@ export async function integrateReceiptLog(
   signer: LogSigner,
   tenantId: string,
   options: IntegrateOptions,
-): Promise<number | undefined> {
+): Promise<number | 'lost' | undefined> {
   const log = deps.store.receiptLogTree;
   const pending = await log.leavesToIntegrate(tenantId, options.maxLeaves);
   if (pending === undefined) return undefined;
@@ -79,7 +80,7 @@ export async function integrateReceiptLog(
   );
   if (!won) {
     options.edges?.delete(tenantId);
-    return undefined;
+    return 'lost';
   }
   // The new edge: each of its tiles was just written or, where nothing was appended at its
   // level, is an old edge tile.

@@ -53,14 +53,21 @@ export interface ReceiptLogStore {
   /** The tree size integrated so far (0 when the log is empty). */
   treeSize(tenantId: string): Promise<number>;
   /**
-   * Tenants with receipts beyond their integrated tree size, with both numbers: those with no
-   * checkpoint yet, those whose last checkpoint was made at or before `checkpointedBy` (ms), and
-   * those more than `backlog` receipts behind whatever their last checkpoint's age. Logs with no
-   * checkpoint come first, then the oldest checkpoints: a limit serves every tenant in turn.
+   * Logs due for a checkpoint, with their integrated size and last seq: tenants with receipts beyond
+   * their integrated tree size that have no checkpoint yet, whose last checkpoint was made at or
+   * before `checkpointedBy` (ms), or that are more than `backlog` receipts behind whatever their
+   * last checkpoint's age. Logs with no checkpoint come first, then the oldest checkpoints: a limit
+   * serves every tenant in turn. Logs another process holds a lease on at `lease.now` are left out.
+   * On PostgreSQL the logs returned are leased to the caller until `lease.until`, in the same
+   * statement: another process's call passes them by until then, or until their next checkpoint
+   * (appendTiles) ends the lease. So processes share the due logs instead of all integrating the
+   * same ones and all but one losing the compare-and-set. SQLite leases nothing: one process owns
+   * the database.
    */
-  pendingTenants(
+  claimDueLogs(
     limit: number,
     due: { checkpointedBy: number; backlog: number },
+    lease: { now: number; until: number },
   ): Promise<{ tenantId: string; treeSize: number; lastSeq: number }[]>;
   /** Receipt hashes (hex) of seq in (after, after + limit], in seq order. */
   receiptHashes(tenantId: string, after: number, limit: number): Promise<{ seq: number; hashHex: string }[]>;
@@ -76,7 +83,7 @@ export interface ReceiptLogStore {
   /**
    * Writes the grown tiles and the checkpoint of the new size, only if the integrated size is
    * still `fromSize` (compare-and-set: another process may have integrated first). False then.
-   * Call inside store.transaction. On SQLite three statements (the compare-and-set, every tile,
+   * Ends any lease on the log (claimDueLogs). Call inside store.transaction. On SQLite three statements (the compare-and-set, every tile,
    * the checkpoint); on PostgreSQL one.
    */
   appendTiles(

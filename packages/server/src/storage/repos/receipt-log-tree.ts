@@ -1,4 +1,10 @@
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import {
+  sql,
+  type ExpressionBuilder,
+  type Kysely,
+  type QueryCreator,
+  type ReferenceExpression,
+} from 'kysely';
 import type { LogCheckpointRecord, ReceiptLogStore, StoredTile } from '../../domain/receipt-log/ports.js';
 import type { Dialect } from '../open-database.js';
 import type { Database, ReceiptLogCheckpointsTable } from '../schema.js';
@@ -18,28 +24,52 @@ export function createReceiptLogTreeRepo(db: Kysely<Database>, dialect: Dialect)
         .executeTakeFirst();
       return row ? Number(row.tree_size) : 0;
     },
-    async pendingTenants(limit, due) {
-      const rows = await db
-        .selectFrom('tenant_counters as tc')
-        .leftJoin('receipt_log_state as s', 's.tenant_id', 'tc.tenant_id')
-        .select(['tc.tenant_id', 'tc.value', 's.tree_size'])
-        .where('tc.name', '=', 'receipts')
-        .where((eb) => eb('tc.value', '>', eb.fn.coalesce('s.tree_size', sql<number>`0`)))
-        .where((eb) =>
-          eb.or([
-            eb('s.updated_at', 'is', null),
-            eb('s.updated_at', '<=', due.checkpointedBy),
-            eb('tc.value', '>', sql<number>`${sql.ref('s.tree_size')} + ${due.backlog}`),
-          ]),
-        )
-        .orderBy((eb) => eb.fn.coalesce('s.updated_at', sql<number>`0`))
-        .orderBy('tc.tenant_id')
-        .limit(limit)
-        .execute();
+    async claimDueLogs(limit, due, lease) {
+      const rows =
+        dialect === 'postgres'
+          ? await db
+              .with('due', (qc) => dueLogs(qc, limit, due, lease.now))
+              // A log without a state row gets one (size 0), claimed. A concurrent claim of the
+              // same row waits for the other's statement and then, finding the row claimed or
+              // grown since `due` read it, passes it by.
+              .with('claimed', (qc) =>
+                qc
+                  .insertInto('receipt_log_state')
+                  .columns(['tenant_id', 'tree_size', 'updated_at', 'claimed_until'])
+                  .expression((eb) =>
+                    eb
+                      .selectFrom('due')
+                      .select([
+                        'due.tenant_id',
+                        'due.tree_size',
+                        sql<number>`0`.as('updated_at'),
+                        sql<number>`${lease.until}`.as('claimed_until'),
+                      ]),
+                  )
+                  .onConflict((oc) =>
+                    oc
+                      .column('tenant_id')
+                      .doUpdateSet((eb) => ({ claimed_until: eb.ref('excluded.claimed_until') }))
+                      .where((eb) =>
+                        eb.and([
+                          eb('receipt_log_state.tree_size', '=', eb.ref('excluded.tree_size')),
+                          unclaimed(eb, 'receipt_log_state.claimed_until', lease.now),
+                        ]),
+                      ),
+                  )
+                  .returning('tenant_id'),
+              )
+              .selectFrom('due')
+              .innerJoin('claimed', 'claimed.tenant_id', 'due.tenant_id')
+              .select(['due.tenant_id', 'due.value', 'due.tree_size'])
+              .orderBy('due.updated_at')
+              .orderBy('due.tenant_id')
+              .execute()
+          : await dueLogs(db, limit, due, lease.now).execute();
       return rows.map((r) => ({
         tenantId: r.tenant_id,
         lastSeq: Number(r.value),
-        treeSize: Number(r.tree_size ?? 0),
+        treeSize: Number(r.tree_size),
       }));
     },
     async receiptHashes(tenantId, after, limit) {
@@ -166,7 +196,8 @@ async function appendTiles(
   checkpoint: LogCheckpointRecord,
 ): Promise<boolean> {
   // The compare-and-set on the size; a log's first append creates its state row.
-  const state = { tree_size: checkpoint.treeSize, updated_at: checkpoint.createdAt };
+  // The compare-and-set also ends this process's lease on the log (claimDueLogs).
+  const state = { tree_size: checkpoint.treeSize, updated_at: checkpoint.createdAt, claimed_until: null };
   const moved =
     fromSize === 0
       ? await db
@@ -230,10 +261,10 @@ async function appendTilesInOneStatement(
       ? sql`insert into receipt_log_state (tenant_id, tree_size, updated_at)
               values (${tenantId}, ${treeSize}, ${createdAt})
               on conflict (tenant_id) do update
-                set tree_size = excluded.tree_size, updated_at = excluded.updated_at
+                set tree_size = excluded.tree_size, updated_at = excluded.updated_at, claimed_until = null
                 where receipt_log_state.tree_size = 0
               returning tenant_id`
-      : sql`update receipt_log_state set tree_size = ${treeSize}, updated_at = ${createdAt}
+      : sql`update receipt_log_state set tree_size = ${treeSize}, updated_at = ${createdAt}, claimed_until = null
               where tenant_id = ${tenantId} and tree_size = ${fromSize}
               returning tenant_id`;
   const { rows } = await sql<{ moved: number }>`
@@ -253,6 +284,49 @@ async function appendTilesInOneStatement(
     )
     select count(*)::int as moved from moved`.execute(db);
   return rows[0]?.moved === 1;
+}
+
+/**
+ * The logs due for a checkpoint (ReceiptLogStore.claimDueLogs) and not claimed by another process
+ * at `now`: those with no checkpoint first (updated_at 0), then the oldest checkpoints.
+ */
+function dueLogs(
+  qc: QueryCreator<Database>,
+  limit: number,
+  due: { checkpointedBy: number; backlog: number },
+  now: number,
+) {
+  return qc
+    .selectFrom('tenant_counters as tc')
+    .leftJoin('receipt_log_state as s', 's.tenant_id', 'tc.tenant_id')
+    .select((eb) => [
+      'tc.tenant_id',
+      'tc.value',
+      eb.fn.coalesce('s.tree_size', sql<number>`0`).as('tree_size'),
+      eb.fn.coalesce('s.updated_at', sql<number>`0`).as('updated_at'),
+    ])
+    .where('tc.name', '=', 'receipts')
+    .where((eb) => eb('tc.value', '>', eb.fn.coalesce('s.tree_size', sql<number>`0`)))
+    .where((eb) =>
+      eb.or([
+        eb('s.updated_at', 'is', null),
+        eb('s.updated_at', '<=', due.checkpointedBy),
+        eb('tc.value', '>', sql<number>`${sql.ref('s.tree_size')} + ${due.backlog}`),
+      ]),
+    )
+    .where((eb) => unclaimed(eb, 's.claimed_until', now))
+    .orderBy((eb) => eb.fn.coalesce('s.updated_at', sql<number>`0`))
+    .orderBy('tc.tenant_id')
+    .limit(limit);
+}
+
+/** No lease on the log at `now`: none taken, or it ran out. */
+function unclaimed<DB, TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  column: ReferenceExpression<DB, TB>,
+  now: number,
+) {
+  return eb.or([eb(column, 'is', null), eb(column, '<=', now)]);
 }
 
 function toCheckpoint(row: ReceiptLogCheckpointsTable): LogCheckpointRecord {
