@@ -54,6 +54,8 @@ const CLI = join(ROOT, 'packages/server/dist/cli/main.js');
 const CEILING = join(ROOT, 'bench/verify/ceiling-server.mjs');
 const RP_ID = 'app.example';
 const ORIGIN = 'https://app.example';
+// The servers' /metrics bearer token (the scale phase reads one counter).
+const METRICS_TOKEN = randomBytes(24).toString('base64url');
 // Issue 10's targets for verify ÷ ceiling, by database (durable variants only).
 const TARGETS = { sqlite: 0.25, postgres: 0.12 };
 const BENCH_PLAN = {
@@ -82,6 +84,8 @@ const { values: args } = parseArgs({
     // The cap's CFS period in ms (cpu-quota.mjs): the capped process runs for quota = cores × period,
     // then waits out the rest of the period.
     'scale-cpu-period-ms': { type: 'string' },
+    // Verifications the scale phase's second process serves, uncapped, before it is measured.
+    'scale-second-warmup': { type: 'string', default: '3000' },
     'light-concurrency': { type: 'string', default: '4' },
   },
 });
@@ -371,6 +375,8 @@ async function benchDatabase(db) {
     PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: '0',
     PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '0',
     PRESENCE_BILLING_DEFAULT_PLAN_FILE: planFile,
+    // The scale phase reads each server's lost receipt-log checkpoints (scrapeLostCheckpoints).
+    PRESENCE_METRICS_TOKEN: METRICS_TOKEN,
   };
   delete env.DATABASE_URL;
   let pgName = null;
@@ -583,7 +589,7 @@ function supplyCount(rate) {
 }
 
 /** What the scale phase's second process serves before it is measured: it starts cold. */
-const SECOND_WARMUP_VERIFICATIONS = 3000;
+const SECOND_WARMUP_VERIFICATIONS = Number(args['scale-second-warmup']);
 
 async function lightPhase({ origin, lanes, rate }) {
   const used = lanes.slice(0, 2 * lightConcurrency);
@@ -674,6 +680,8 @@ async function scalePhases({ env, nodeArgs, origin, server, pgName, lanes, rate,
           concurrency,
         });
         const pids = servers.map((s) => s.pid);
+        // Read while no load runs, so the scrape costs the capped servers nothing in the window.
+        const lostBefore = await Promise.all(origins.map(scrapeLostCheckpoints));
         // CPU is read over the recorded window: from the end of the warm-up to the end.
         let throttledBefore = [];
         let stopSampler = null;
@@ -695,6 +703,9 @@ async function scalePhases({ env, nodeArgs, origin, server, pgName, lanes, rate,
         });
         result.pgWaits = stopSampler === null ? [] : await stopSampler();
         result.cpu = scaleCpuBetween(await before, await scaleCpu(pids, pgName), result.count);
+        // Over the whole sub-phase, warm-up included: checkpoints another process had signed first.
+        const lostAfter = await Promise.all(origins.map(scrapeLostCheckpoints));
+        result.lostCheckpoints = lostAfter.reduce((x, y, i) => x + y - lostBefore[i], 0);
         // The share of CFS periods in which each capped server used up its quota: near 1, CPU-bound.
         result.throttledShare = pids.flatMap((pid, i) => {
           const now = caps.get(pid)?.throttled();
@@ -784,6 +795,27 @@ function scaleCpuBetween(a, b, count) {
     fromUs: a.monoUs,
     toUs: b.monoUs,
   };
+}
+
+/**
+ * presence_receipt_log_checkpoints_total{outcome="lost"} of one server: checkpoints it computed
+ * and signed in vain because another process had integrated the same receipts first.
+ */
+async function scrapeLostCheckpoints(origin) {
+  const response = await fetch(`${origin}/metrics`, {
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+  });
+  if (!response.ok) throw new Error(`GET ${origin}/metrics: ${response.status}`);
+  const match = /^presence_receipt_log_checkpoints_total\{outcome="lost"\} (\S+)$/m.exec(
+    await response.text(),
+  );
+  return match === null ? 0 : Number(match[1]);
+}
+
+/** Two processes: each one's server CPU µs per verification it served, e.g. " = 900 + 1,100". */
+function perProcess(cpu, result) {
+  if (result.perOrigin.length < 2) return '';
+  return ` = ${cpu.serverCores.map((cores, i) => f0((cores * 1e6) / result.perOrigin[i])).join(' + ')}`;
 }
 
 /** A tenant made with the CLI (asynchronously) and two enrolled authenticators as lanes. */
@@ -930,7 +962,7 @@ function printResults(micro, durability, results) {
         console.log(
           `round ${i + 1} ${key.padEnd(13)} ${f0(x[key].opsPerS).padStart(7)}/s (${x[key].perOrigin.map(f0).join(' + ')})  ${lat(x[key]).padEnd(13)}` +
             `  server ${c.serverCores.map(f2).join(' + ')}  postgres ${f2(c.postgresCores)}` +
-            `  | server ${f0(c.serverCpuUsPerOp)} µs (event loop ${f0(c.eventLoopCpuUsPerOp)}; its switches ${f2(c.switchesPerOp[0])} waiting + ${f2(c.switchesPerOp[1])} preempted)  postgres ${f0(c.postgresCpuUsPerOp)} µs  checkpoints ${f1(c.checkpointsPerS)}/s${throttled}` +
+            `  | server ${f0(c.serverCpuUsPerOp)} µs${perProcess(c, x[key])} (event loop ${f0(c.eventLoopCpuUsPerOp)}; its switches ${f2(c.switchesPerOp[0])} waiting + ${f2(c.switchesPerOp[1])} preempted)  postgres ${f0(c.postgresCpuUsPerOp)} µs  checkpoints ${f1(c.checkpointsPerS)}/s (${x[key].lostCheckpoints} lost)${throttled}` +
             `  backlog: unfanned ${c.backlog.unfanned.join(' → ')}, unlogged ${c.backlog.unlogged.join(' → ')}`,
         );
         const waits = x[key].pgWaits.slice(0, 5).map((w) => `${w.wait} ${f1(w.backends)}`);
