@@ -9,6 +9,7 @@
 //                            cgroup, so a small machine has cores left for PostgreSQL; needs root)
 //         [--scale-cpu-period-ms 4]  (the cap's CFS period: each capped process runs cores × period ms,
 //                            then waits out the period)
+//         [--scale-second-warmup 20000]  (verifications the second process serves, uncapped, first)
 // Method and the latest figures: docs/performance.md.
 //
 // Presence verify throughput, end to end over HTTP, next to a ceiling measured in the same run:
@@ -85,7 +86,7 @@ const { values: args } = parseArgs({
     // then waits out the rest of the period.
     'scale-cpu-period-ms': { type: 'string' },
     // Verifications the scale phase's second process serves, uncapped, before it is measured.
-    'scale-second-warmup': { type: 'string', default: '3000' },
+    'scale-second-warmup': { type: 'string', default: '20000' },
     'light-concurrency': { type: 'string', default: '4' },
   },
 });
@@ -588,7 +589,11 @@ function supplyCount(rate) {
   return Math.max(200, Math.min(maxCount, Math.ceil(1.4 * rate * seconds)));
 }
 
-/** What the scale phase's second process serves before it is measured: it starts cold. */
+/**
+ * What the scale phase's second process serves before it is measured: it starts cold. After 3,000
+ * it still spent 1.2–1.5× the first process's CPU per verification in every round; after 20,000,
+ * 0.9–1.4× (median 1.07×; docs/performance.md, twentieth pass).
+ */
 const SECOND_WARMUP_VERIFICATIONS = Number(args['scale-second-warmup']);
 
 async function lightPhase({ origin, lanes, rate }) {
@@ -611,7 +616,8 @@ async function lightPhase({ origin, lanes, rate }) {
  * process runs only while two are measured: an idle one would still take part of the background
  * work (webhook fan-out, the receipt log) off the first. It starts cold, so it first serves
  * SECOND_WARMUP_VERIFICATIONS on its own, uncapped, as the first did in the phases before: a cold
- * process spends about twice the CPU per verification until V8 has optimised the path. With
+ * process spends about twice the CPU per verification until V8 has optimised the path, and more
+ * than a warm one for a good while after. With
  * --scale-cpu-quota every server process is capped (cpu-quota.mjs). Each sub-phase records the CPU
  * of the servers and of PostgreSQL, and PostgreSQL's waits, over its recorded window.
  */
