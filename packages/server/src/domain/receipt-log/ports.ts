@@ -83,8 +83,8 @@ export interface ReceiptLogStore {
   /**
    * Writes the grown tiles and the checkpoint of the new size, only if the integrated size is
    * still `fromSize` (compare-and-set: another process may have integrated first). False then.
-   * Ends any lease on the log (claimDueLogs). Call inside store.transaction. On SQLite three statements (the compare-and-set, every tile,
-   * the checkpoint); on PostgreSQL one.
+   * Ends any lease on the log (claimDueLogs). Call inside store.transaction. On SQLite three
+   * statements (the compare-and-set, every tile, the checkpoint); on PostgreSQL one.
    */
   appendTiles(
     tenantId: string,

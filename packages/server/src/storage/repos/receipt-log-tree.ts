@@ -195,8 +195,8 @@ async function appendTiles(
   tiles: readonly StoredTile[],
   checkpoint: LogCheckpointRecord,
 ): Promise<boolean> {
-  // The compare-and-set on the size; a log's first append creates its state row.
-  // The compare-and-set also ends this process's lease on the log (claimDueLogs).
+  // The compare-and-set on the size, which also ends any lease on the log (claimDueLogs); a log's
+  // first append creates its state row.
   const state = { tree_size: checkpoint.treeSize, updated_at: checkpoint.createdAt, claimed_until: null };
   const moved =
     fromSize === 0

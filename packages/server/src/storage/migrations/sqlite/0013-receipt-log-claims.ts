@@ -1,9 +1,8 @@
 /**
- * SQLite 0013: a lease on each receipt log's state row. The receipt-log job of a process claims
- * the logs it is about to checkpoint until `claimed_until` (epoch ms), so the job of another
- * process passes them by instead of repeating the work and losing the compare-and-set (a
- * checkpoint clears the lease; an abandoned one expires). Null: not claimed. Same shape in both
- * dialects; docs/adr/0009-receipt-log.md.
+ * SQLite 0013: the lease column of PostgreSQL 0013 (`receipt_log_state.claimed_until`, epoch ms,
+ * null when none), so both dialects keep the same shape. On SQLite no lease is taken: one process
+ * owns the database, and its receipt-log job has no other process to share the due logs with.
+ * docs/adr/0009-receipt-log.md.
  */
 import { sql, type QueryExecutorProvider } from 'kysely';
 
