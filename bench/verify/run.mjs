@@ -592,7 +592,7 @@ function supplyCount(rate) {
 /**
  * What the scale phase's second process serves before it is measured: it starts cold. After 3,000
  * it still spent 1.2–1.5× the first process's CPU per verification in every round; after 20,000,
- * 0.9–1.4× (median 1.07×; docs/performance.md, twentieth pass).
+ * 0.9–1.4× (median 1.06×; docs/performance.md, twentieth pass).
  */
 const SECOND_WARMUP_VERIFICATIONS = Number(args['scale-second-warmup']);
 
@@ -617,9 +617,9 @@ async function lightPhase({ origin, lanes, rate }) {
  * work (webhook fan-out, the receipt log) off the first. It starts cold, so it first serves
  * SECOND_WARMUP_VERIFICATIONS on its own, uncapped, as the first did in the phases before: a cold
  * process spends about twice the CPU per verification until V8 has optimised the path, and more
- * than a warm one for a good while after. With
- * --scale-cpu-quota every server process is capped (cpu-quota.mjs). Each sub-phase records the CPU
- * of the servers and of PostgreSQL, and PostgreSQL's waits, over its recorded window.
+ * than a warm one for a good while after. With --scale-cpu-quota every server process is capped
+ * (cpu-quota.mjs). Each sub-phase records the CPU of the servers and of PostgreSQL, and
+ * PostgreSQL's waits, over its recorded window.
  */
 async function scalePhases({ env, nodeArgs, origin, server, pgName, lanes, rate, serverCores }) {
   const cores = args['scale-cpu-quota'] === undefined ? null : Number(args['scale-cpu-quota']);

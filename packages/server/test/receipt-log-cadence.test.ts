@@ -148,6 +148,8 @@ describeEachDialect('receipt log: checkpoint cadence across processes', (dialect
           return { id: tenant.id, policyId: policy.id };
         }),
       );
+      // By id: a run checkpoints its logs in that order, so the first is the oldest checkpoint below.
+      tenants.sort((x, y) => (x.id < y.id ? -1 : 1));
       const sizes = () => Promise.all(tenants.map(async (t) => store.receiptLogTree.treeSize(t.id)));
       const checkpoints = new Counter({
         name: 'checkpoints',
