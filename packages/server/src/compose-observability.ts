@@ -20,8 +20,8 @@ export interface Observability {
   /** Set when OTEL_EXPORTER_OTLP_ENDPOINT is. */
   tracer: Tracer | undefined;
   rateLimits: HttpRateLimits;
-  /** What the store adds when it opens: SQL spans and the pool gauges. */
-  storeOptions: Pick<StoreOptions, 'tracer' | 'onPool'>;
+  /** What the store adds when it opens: SQL spans, the pool gauges and the settle batch sizes. */
+  storeOptions: Pick<StoreOptions, 'tracer' | 'onPool' | 'onSettleBatch'>;
   /** Registers the gauges read from the store at scrape time (webhook backlog, receipt-log lag). */
   watchStore(deps: Pick<Deps, 'store' | 'clock'>): void;
   /** Closes the Redis connection and flushes the last spans. */
@@ -56,6 +56,7 @@ export async function composeObservability(config: Config, logger: Logger | fals
     storeOptions: {
       tracer: tracing?.tracer,
       onPool: (pool) => registerPoolGauges(metrics, pool, config.pgPoolSize),
+      onSettleBatch: (members) => metrics.pgSettleBatchMembers.observe(members),
     },
     watchStore: (deps) => {
       registerBacklogGauges(metrics, deps.store.webhooks.backlog);

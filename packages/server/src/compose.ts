@@ -71,7 +71,7 @@ export function consoleOptions(config: Config): ConsoleOptions {
 /** Opens the database (migrating it first) and builds the domain's dependencies. */
 export async function composeDeps(
   config: Config,
-  storeHooks: Pick<StoreOptions, 'tracer' | 'onPool'> = {},
+  storeHooks: Pick<StoreOptions, 'tracer' | 'onPool' | 'onSettleBatch'> = {},
 ): Promise<Deps> {
   const options = {
     databaseUrl: config.databaseUrl,

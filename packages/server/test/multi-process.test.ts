@@ -17,9 +17,11 @@ import {
   serviceBuilt,
   startServerProcess,
 } from './support/server-process.js';
+import { sample } from './support/metrics-text.js';
 import { SoftAuthenticator } from './support/soft-authenticator.js';
 
 const built = serviceBuilt('multi-process tests');
+const METRICS_TOKEN = randomBytes(24).toString('base64url');
 const pgUp = built && (await pgAvailable());
 
 const setups = [
@@ -33,6 +35,7 @@ for (const setup of setups) {
     const env: Record<string, string> = {
       PRESENCE_DATA_DIR: dataDir,
       PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
+      PRESENCE_METRICS_TOKEN: METRICS_TOKEN,
     };
     let servers: ServerProcess[] = [];
     let dropDatabase = async () => {};
@@ -92,6 +95,23 @@ for (const setup of setups) {
         const receiptIds = new Set(results.map((r) => r.json.receiptId).filter(Boolean));
         expect(receiptIds.size).toBe(1);
       }
+      // The verified settles that reached the statement, over both processes: on PostgreSQL at
+      // least the ten that won and at most all 80 requests; SQLite has no settle batches.
+      const scraped = await Promise.all(
+        servers.map(async (server) => {
+          const res = await fetch(`${server.url}/metrics`, {
+            headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+          });
+          return res.text();
+        }),
+      );
+      const total = (series: string) => scraped.reduce((n, text) => n + (sample(text, series) ?? NaN), 0);
+      const members = total('presence_pg_settle_batch_members_sum');
+      if (setup.name === 'postgres') {
+        expect(members).toBeGreaterThanOrEqual(10);
+        expect(members).toBeLessThanOrEqual(80);
+        expect(total('presence_pg_settle_batch_members_count')).toBeGreaterThanOrEqual(1);
+      } else expect(members).toBe(0);
     }, 60_000);
   });
 }

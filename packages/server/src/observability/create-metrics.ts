@@ -27,6 +27,7 @@ export interface Metrics {
   rateLimitStoreDegraded: Gauge;
   rateLimitStoreErrors: Counter;
   receiptLogCheckpoints: Counter<'outcome'>;
+  pgSettleBatchMembers: Histogram;
   /** Registers a scrape-time gauge (compose adds the ones that read the store or other parts). */
   addGauge(gauge: CollectedGauge): void;
 }
@@ -103,6 +104,12 @@ export function createMetrics(): Metrics {
       name: 'presence_receipt_log_checkpoints_total',
       help: 'Receipt-log checkpoints this process attempted, by outcome: signed, lost (another process integrated first)',
       labelNames: ['outcome'],
+      registers,
+    }),
+    pgSettleBatchMembers: new Histogram({
+      name: 'presence_pg_settle_batch_members',
+      help: 'PostgreSQL: verified settles per batch statement of one tenant (1 when the tenant was idle)',
+      buckets: [1, 2, 4, 8, 16, 32, 64],
       registers,
     }),
     addGauge(gauge) {

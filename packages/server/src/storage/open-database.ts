@@ -30,6 +30,11 @@ export interface StoreOptions {
   sqliteBusyTimeoutMs?: number | undefined;
   /** Receives the PostgreSQL pool's live counters once it exists (the metrics read them at scrape). */
   onPool?: ((pool: PoolStats) => void) | undefined;
+  /**
+   * PostgreSQL: told the number of verified settles in each batch as it leaves (pg-settle-lanes.ts);
+   * the metrics count them.
+   */
+  onSettleBatch?: ((members: number) => void) | undefined;
   /** Set (tracing on) → one span per SQL statement; unset → the dialect is used as is. */
   tracer?: Tracer | undefined;
   /** Using the store inside its own transaction is an error (default) or unchecked (transaction.ts). */

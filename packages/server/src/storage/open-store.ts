@@ -15,11 +15,18 @@ export type { StoreOptions } from './open-database.js';
  * `migrateDatabase(options)` first.
  */
 export async function openStore(options: StoreOptions): Promise<Store> {
-  return createStore(await openDatabase(options), options.transactionGuard);
+  return createStore(await openDatabase(options), options.transactionGuard, options.onSettleBatch);
 }
 
-/** `transactionGuard`: see createTransactionGuard (transaction.ts). */
-export function createStore({ dialect, db, sqliteWriter }: DatabaseHandle, transactionGuard = true): Store {
+/**
+ * `transactionGuard`: see createTransactionGuard (transaction.ts). `onSettleBatch`: see
+ * StoreOptions.
+ */
+export function createStore(
+  { dialect, db, sqliteWriter }: DatabaseHandle,
+  transactionGuard = true,
+  onSettleBatch?: (members: number) => void,
+): Store {
   const guard = createTransactionGuard(transactionGuard);
   const outer = guard.plugin === undefined ? db : db.withPlugin(guard.plugin);
   // SQLite: transactions waiting together share one BEGIN IMMEDIATE … COMMIT (sqlite-group-commit.ts).
@@ -30,7 +37,12 @@ export function createStore({ dialect, db, sqliteWriter }: DatabaseHandle, trans
   // PostgreSQL: a tenant's verified settles outside a transaction go in batches (pg-settle-lanes.ts).
   const lanes: HotPathLanes =
     dialect === 'postgres'
-      ? { pgSettles: createPgSettleLanes((members) => pgVerified(runner(db, dialect), members)) }
+      ? {
+          pgSettles: createPgSettleLanes(
+            (members) => pgVerified(runner(db, dialect), members),
+            onSettleBatch,
+          ),
+        }
       : { sqliteWriter };
   return {
     dialect,

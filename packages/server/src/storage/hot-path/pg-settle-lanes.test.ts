@@ -25,6 +25,7 @@ function recorder() {
     answer: (outcomes?: SettleOutcome[]) => void;
     fail: (e: unknown) => void;
   }[] = [];
+  const sizes: number[] = [];
   const lanes = createPgSettleLanes(
     (members: readonly PgVerifiedMember[]) =>
       new Promise<SettleOutcome[]>((resolve, reject) => {
@@ -34,15 +35,16 @@ function recorder() {
           fail: reject,
         });
       }),
+    (members) => sizes.push(members),
   );
-  return { lanes, batches };
+  return { lanes, batches, sizes };
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('PostgreSQL settle lanes', () => {
   it('sends an idle tenant’s settle at once, alone, and what arrives meanwhile together next', async () => {
-    const { lanes, batches } = recorder();
+    const { lanes, batches, sizes } = recorder();
     const first = lanes.settle(settlement('t1', { challenge: 'a' }));
     expect(batches.map((b) => b.ids)).toEqual([['a']]);
     const rest = ['b', 'c', 'd'].map((challenge) => lanes.settle(settlement('t1', { challenge })));
@@ -52,6 +54,7 @@ describe('PostgreSQL settle lanes', () => {
     expect(await first).toEqual({ kind: 'settled', seq: 1 });
     await tick();
     expect(batches.map((b) => b.ids)).toEqual([['a'], ['b', 'c', 'd']]);
+    expect(sizes).toEqual([1, 3]);
     batches[1]!.answer([{ kind: 'settled', seq: 2 }, { kind: 'counter-moved' }, { kind: 'already-decided' }]);
     expect(await Promise.all(rest)).toEqual([
       { kind: 'settled', seq: 2 },
@@ -93,7 +96,7 @@ describe('PostgreSQL settle lanes', () => {
   });
 
   it('runs the members of a batch refused for a sealed month again one by one', async () => {
-    const { lanes, batches } = recorder();
+    const { lanes, batches, sizes } = recorder();
     void lanes.settle(settlement('t1', { challenge: 'a' }));
     const b = lanes.settle(settlement('t1', { challenge: 'b', at: 1 }));
     const c = lanes.settle(settlement('t1', { challenge: 'c', at: 2 }));
@@ -108,6 +111,8 @@ describe('PostgreSQL settle lanes', () => {
     expect(batches[3]!.ids).toEqual(['c']);
     batches[3]!.answer();
     expect(await c).toEqual({ kind: 'settled', seq: 1 });
+    // Every statement's batch, the reruns one by one included.
+    expect(sizes).toEqual([1, 2, 1, 1]);
   });
 
   it('fails every member of a batch that failed otherwise, and goes on with the next', async () => {

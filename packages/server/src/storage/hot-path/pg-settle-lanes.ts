@@ -35,7 +35,14 @@ interface Waiting extends PgVerifiedMember {
   reject: (error: unknown) => void;
 }
 
-export function createPgSettleLanes(settleMany: SettleMany): PgSettleLanes {
+/**
+ * `onBatch` is told the size of each statement's batch as it leaves, a sealed month's reruns one
+ * by one included (the metrics' histogram of batch sizes).
+ */
+export function createPgSettleLanes(
+  settleMany: SettleMany,
+  onBatch?: (members: number) => void,
+): PgSettleLanes {
   /** Tenants with a batch in flight, and what waits for their next one; gone when idle. */
   const lanes = new Map<string, Waiting[]>();
   // A settle that finds its tenant idle runs in its own request's context (its statement's span
@@ -55,6 +62,7 @@ export function createPgSettleLanes(settleMany: SettleMany): PgSettleLanes {
   };
 
   const runBatch = async (batch: Waiting[]) => {
+    onBatch?.(batch.length);
     let outcomes: SettleOutcome[];
     try {
       outcomes = await settleMany(batch);
