@@ -6,6 +6,8 @@
 // Needs write access to the cgroup file system (root, or a delegated subtree); fails clearly if not.
 /* global process, console */
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 
 // A short period keeps a capped process's pauses short (period − quota at a time), so it behaves
@@ -68,6 +70,29 @@ export function capCpu(pid, cores, label, periodMs = PERIOD_US / 1000) {
       } catch (error) {
         console.error(`--scale-cpu-quota: could not remove ${dir}: ${error.message}`);
       }
+    },
+  };
+}
+
+/**
+ * Pins process `pid` (every thread it has now; threads it starts later inherit the mask) to CPU
+ * `cpu` with util-linux `taskset`, so that two capped server processes each have a core of their
+ * own, as two instances on two hosts would. Returns release(), which lets it run on every CPU again.
+ */
+export function pinCpu(pid, cpu, label) {
+  const all = `0-${availableParallelism() - 1}`;
+  const set = (list) => {
+    const result = spawnSync('taskset', ['--all-tasks', '--cpu-list', '--pid', list, String(pid)], {
+      encoding: 'utf8',
+    });
+    if (result.error !== undefined) return result.error.message;
+    return result.status === 0 ? null : result.stderr.trim();
+  };
+  const error = set(String(cpu));
+  if (error !== null) throw new Error(`--scale-pin: cannot pin ${label} to CPU ${cpu}: ${error}`);
+  return {
+    release() {
+      set(all); // fails only when the process has exited
     },
   };
 }

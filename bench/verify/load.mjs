@@ -8,7 +8,8 @@ import { Pool } from 'undici';
  * next(worker) → { path, body, headers? } | null   (null: this worker's supply is exhausted → the phase ends;
  *   headers, when given, replace the phase's for that request: several tenants in one phase)
  * check(status, text, worker) → true when the response is the expected success
- * Returns ops/s over the recorded window, latency percentiles (ms) and error counts.
+ * Returns ops/s over the recorded window, latency percentiles (ms), error counts, and the
+ * successful requests of the whole run (`succeeded`, warm-up included).
  */
 export async function runLoad({ origin, headers, concurrency, warmupMs, seconds, maxCount, next, check }) {
   if (!/^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(origin)) throw new Error(`loopback only: ${origin}`);
@@ -20,6 +21,7 @@ export async function runLoad({ origin, headers, concurrency, warmupMs, seconds,
   let stopAt = deadline;
   let stopped = false;
   let recorded = 0;
+  let succeeded = 0; // warm-up included
   let issued = 0;
   let errors = 0;
   let firstError = null;
@@ -59,6 +61,7 @@ export async function runLoad({ origin, headers, concurrency, warmupMs, seconds,
         if (errors > 50) return stop();
         continue;
       }
+      succeeded++;
       if (start >= measureFrom && end <= stopAt && recorded < maxCount) latencies[recorded++] = end - start;
     }
   }
@@ -73,6 +76,7 @@ export async function runLoad({ origin, headers, concurrency, warmupMs, seconds,
   return withLatencies(
     {
       count: recorded,
+      succeeded,
       windowS: windowMs / 1000,
       opsPerS: recorded / (windowMs / 1000),
       p50: percentile(sorted, 50),
@@ -106,6 +110,7 @@ export function combineRuns(a, b) {
   return withLatencies(
     {
       count: a.count + b.count,
+      succeeded: a.succeeded + b.succeeded,
       windowS,
       opsPerS: (a.count + b.count) / windowS,
       p50: percentile(merged, 50),

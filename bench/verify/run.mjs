@@ -10,6 +10,7 @@
 //         [--scale-cpu-period-ms 4]  (the cap's CFS period: each capped process runs cores × period ms,
 //                            then waits out the period)
 //         [--scale-second-warmup 20000]  (verifications the second process serves, uncapped, first)
+//         [--scale-pin 0,1]  (scale phase: the first server process pinned to CPU 0, the second to CPU 1)
 // Method and the latest figures: docs/performance.md.
 //
 // Presence verify throughput, end to end over HTTP, next to a ceiling measured in the same run:
@@ -43,7 +44,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createBenchDatabase } from '../pg-database.mjs';
 import { combineRuns, runLoad } from './load.mjs';
-import { capCpu } from './cpu-quota.mjs';
+import { capCpu, pinCpu } from './cpu-quota.mjs';
 import { durabilityMicro, signatureMicro } from './micro.mjs';
 import { printProfile, summariseProfile } from './profile-summary.mjs';
 import { SoftAuthenticator } from './soft-authenticator.mjs';
@@ -87,6 +88,8 @@ const { values: args } = parseArgs({
     'scale-cpu-period-ms': { type: 'string' },
     // Verifications the scale phase's second process serves, uncapped, before it is measured.
     'scale-second-warmup': { type: 'string', default: '20000' },
+    // The scale phase only: a CPU for each server process, e.g. 0,1 (taskset), as on hosts of their own.
+    'scale-pin': { type: 'string' },
     'light-concurrency': { type: 'string', default: '4' },
   },
 });
@@ -376,7 +379,7 @@ async function benchDatabase(db) {
     PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: '0',
     PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '0',
     PRESENCE_BILLING_DEFAULT_PLAN_FILE: planFile,
-    // The scale phase reads each server's lost receipt-log checkpoints (scrapeLostCheckpoints).
+    // The scale phase reads counters of each server's /metrics (scrapeCounters).
     PRESENCE_METRICS_TOKEN: METRICS_TOKEN,
   };
   delete env.DATABASE_URL;
@@ -596,6 +599,11 @@ function supplyCount(rate) {
  */
 const SECOND_WARMUP_VERIFICATIONS = Number(args['scale-second-warmup']);
 
+/** --scale-pin: the CPU of the first server process and of the second (none: not pinned). */
+const pinTo = args['scale-pin']?.split(',').map(Number) ?? [];
+if (pinTo.length !== 0 && !(pinTo.length === 2 && pinTo.every((c) => Number.isInteger(c) && c >= 0)))
+  throw new Error('--scale-pin takes two CPU numbers, e.g. 0,1');
+
 async function lightPhase({ origin, lanes, rate }) {
   const used = lanes.slice(0, 2 * lightConcurrency);
   const supply = await makeSupply({ origin, lanes: used, count: supplyCount(rate), concurrency });
@@ -628,15 +636,20 @@ async function scalePhases({ env, nodeArgs, origin, server, pgName, lanes, rate,
   // A capped process verifies about as much less as it has less CPU: size the supplies for that.
   const perProcess = cores === null ? rate : rate * Math.min(1, cores / serverCores);
   const caps = new Map();
+  const pins = new Map();
   const uncap = (pid) => {
     caps.get(pid)?.release();
     caps.delete(pid);
+    pins.get(pid)?.release();
+    pins.delete(pid);
   };
-  cleanups.push(async () => [...caps.keys()].forEach(uncap));
-  const cap = (pid, label) => {
+  cleanups.push(async () => [...new Set([...caps.keys(), ...pins.keys()])].forEach(uncap));
+  // The i-th server process: capped at `cores`, and with --scale-pin on its CPU.
+  const cap = (pid, label, i) => {
     if (cores !== null) caps.set(pid, capCpu(pid, cores, label, periodMs));
+    if (pinTo.length !== 0) pins.set(pid, pinCpu(pid, pinTo[i], label));
   };
-  cap(server.pid, 'the presence server');
+  cap(server.pid, 'the presence server', 0);
   const manyTenants = await Promise.all(
     Array.from({ length: concurrency }, (_, i) => enrolTenant(env, origin, `bench-${i}`)),
   );
@@ -677,7 +690,7 @@ async function scalePhases({ env, nodeArgs, origin, server, pgName, lanes, rate,
             warmupMs: 0,
             seconds: 60,
           });
-          cap(second.pid, 'the second server');
+          cap(second.pid, 'the second server', 1);
         }
         const supply = await makeSupply({
           origin,
@@ -687,7 +700,7 @@ async function scalePhases({ env, nodeArgs, origin, server, pgName, lanes, rate,
         });
         const pids = servers.map((s) => s.pid);
         // Read while no load runs, so the scrape costs the capped servers nothing in the window.
-        const lostBefore = await Promise.all(origins.map(scrapeLostCheckpoints));
+        const countersBefore = await Promise.all(origins.map(scrapeCounters));
         // CPU is read over the recorded window: from the end of the warm-up to the end.
         let throttledBefore = [];
         let stopSampler = null;
@@ -710,8 +723,15 @@ async function scalePhases({ env, nodeArgs, origin, server, pgName, lanes, rate,
         result.pgWaits = stopSampler === null ? [] : await stopSampler();
         result.cpu = scaleCpuBetween(await before, await scaleCpu(pids, pgName), result.count);
         // Over the whole sub-phase, warm-up included: checkpoints another process had signed first.
-        const lostAfter = await Promise.all(origins.map(scrapeLostCheckpoints));
-        result.lostCheckpoints = lostAfter.reduce((x, y, i) => x + y - lostBefore[i], 0);
+        const countersAfter = await Promise.all(origins.map(scrapeCounters));
+        const grew = (name) => countersAfter.map((after, i) => after[name] - countersBefore[i][name]);
+        result.lostCheckpoints = grew('lostCheckpoints').reduce((x, y) => x + y, 0);
+        // Each process's collector pauses over the whole sub-phase, per verification it served. Wall
+        // time: a pause stretches while the cap holds the process, so compare processes, not CPU.
+        result.gcUsPerOp = grew('gcSeconds').map((gc, i) => (gc * 1e6) / result.perOriginSucceeded[i]);
+        // Each process's mean settle batch (verified settles per statement) over the sub-phase.
+        const batches = grew('settleBatches');
+        result.settleBatchMean = grew('settleMembers').map((m, i) => m / Math.max(1, batches[i]));
         // The share of CFS periods in which each capped server used up its quota: near 1, CPU-bound.
         result.throttledShare = pids.flatMap((pid, i) => {
           const now = caps.get(pid)?.throttled();
@@ -732,6 +752,7 @@ async function scalePhases({ env, nodeArgs, origin, server, pgName, lanes, rate,
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   return {
     cpuQuota: cores,
+    pinnedTo: pinTo,
     rounds,
     oneTenantGain: median(rounds.map((x) => x.oneTenant2.opsPerS / x.oneTenant1.opsPerS)),
     manyTenantsGain: median(rounds.map((x) => x.manyTenants2.opsPerS / x.manyTenants1.opsPerS)),
@@ -804,18 +825,25 @@ function scaleCpuBetween(a, b, count) {
 }
 
 /**
- * presence_receipt_log_checkpoints_total{outcome="lost"} of one server: checkpoints it computed
- * and signed in vain because another process had integrated the same receipts first.
+ * Counters of one server's /metrics: presence_receipt_log_checkpoints_total{outcome="lost"}
+ * (checkpoints it computed and signed in vain because another process had integrated the same
+ * receipts first) and the seconds its garbage collector ran (nodejs_gc_duration_seconds_sum, every
+ * kind of collection), and its PostgreSQL settle batches (presence_pg_settle_batch_members: how
+ * many statements, how many settles in all).
  */
-async function scrapeLostCheckpoints(origin) {
+async function scrapeCounters(origin) {
   const response = await fetch(`${origin}/metrics`, {
     headers: { authorization: `Bearer ${METRICS_TOKEN}` },
   });
   if (!response.ok) throw new Error(`GET ${origin}/metrics: ${response.status}`);
-  const match = /^presence_receipt_log_checkpoints_total\{outcome="lost"\} (\S+)$/m.exec(
-    await response.text(),
-  );
-  return match === null ? 0 : Number(match[1]);
+  const text = await response.text();
+  const sum = (pattern) => [...text.matchAll(pattern)].reduce((x, m) => x + Number(m[1]), 0);
+  return {
+    lostCheckpoints: sum(/^presence_receipt_log_checkpoints_total\{outcome="lost"\} (\S+)$/gm),
+    gcSeconds: sum(/^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)$/gm),
+    settleBatches: sum(/^presence_pg_settle_batch_members_count (\S+)$/gm),
+    settleMembers: sum(/^presence_pg_settle_batch_members_sum (\S+)$/gm),
+  };
 }
 
 /** Two processes: each one's server CPU µs per verification it served, e.g. " = 900 + 1,100". */
@@ -954,7 +982,9 @@ function printResults(micro, durability, results) {
   }
   for (const r of results) {
     if (!r.scale) continue;
-    const capped = r.scale.cpuQuota === null ? '' : `, each server capped at ${r.scale.cpuQuota} cores`;
+    const capped =
+      (r.scale.cpuQuota === null ? '' : `, each server capped at ${r.scale.cpuQuota} cores`) +
+      (r.scale.pinnedTo.length === 0 ? '' : `, the servers pinned to CPUs ${r.scale.pinnedTo.join(' and ')}`);
     console.log(
       `\n== ${r.db}: one vs two server processes, ${concurrency} connections${capped} (ops/s, p50 / p99 ms; cores busy; CPU µs per verification)`,
     );
@@ -968,7 +998,7 @@ function printResults(micro, durability, results) {
         console.log(
           `round ${i + 1} ${key.padEnd(13)} ${f0(x[key].opsPerS).padStart(7)}/s (${x[key].perOrigin.map(f0).join(' + ')})  ${lat(x[key]).padEnd(13)}` +
             `  server ${c.serverCores.map(f2).join(' + ')}  postgres ${f2(c.postgresCores)}` +
-            `  | server ${f0(c.serverCpuUsPerOp)} µs${perProcess(c, x[key])} (event loop ${f0(c.eventLoopCpuUsPerOp)}; its switches ${f2(c.switchesPerOp[0])} waiting + ${f2(c.switchesPerOp[1])} preempted)  postgres ${f0(c.postgresCpuUsPerOp)} µs  checkpoints ${f1(c.checkpointsPerS)}/s (${x[key].lostCheckpoints} lost)${throttled}` +
+            `  | server ${f0(c.serverCpuUsPerOp)} µs${perProcess(c, x[key])} (event loop ${f0(c.eventLoopCpuUsPerOp)}; its switches ${f2(c.switchesPerOp[0])} waiting + ${f2(c.switchesPerOp[1])} preempted)  postgres ${f0(c.postgresCpuUsPerOp)} µs  GC pauses ${x[key].gcUsPerOp.map(f0).join(' + ')} µs (wall)  settle batch ${x[key].settleBatchMean.map(f1).join(' + ')}  checkpoints ${f1(c.checkpointsPerS)}/s (${x[key].lostCheckpoints} lost)${throttled}` +
             `  backlog: unfanned ${c.backlog.unfanned.join(' → ')}, unlogged ${c.backlog.unlogged.join(' → ')}`,
         );
         const waits = x[key].pgWaits.slice(0, 5).map((w) => `${w.wait} ${f1(w.backends)}`);

@@ -99,6 +99,8 @@ export async function verifyAcross({ origins, lanes, supply, concurrency, warmup
     opsPerS: runs.reduce((n, r) => n + r.opsPerS, 0),
     // Each origin's share, in the order given.
     perOrigin: runs.map((r) => r.opsPerS),
+    // Each origin's successful verifications, warm-up included.
+    perOriginSucceeded: runs.map((r) => r.succeeded),
     windowS,
     p50: pct(50),
     p99: pct(99),
