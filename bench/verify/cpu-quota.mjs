@@ -7,7 +7,6 @@
 /* global process, console */
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 
 // A short period keeps a capped process's pauses short (period − quota at a time), so it behaves
@@ -77,22 +76,22 @@ export function capCpu(pid, cores, label, periodMs = PERIOD_US / 1000) {
 /**
  * Pins process `pid` (every thread it has now; threads it starts later inherit the mask) to CPU
  * `cpu` with util-linux `taskset`, so that two capped server processes each have a core of their
- * own, as two instances on two hosts would. Returns release(), which lets it run on every CPU again.
+ * own, as two instances on two hosts would. Returns release(), which gives it back the CPUs it had.
  */
 export function pinCpu(pid, cpu, label) {
-  const all = `0-${availableParallelism() - 1}`;
-  const set = (list) => {
-    const result = spawnSync('taskset', ['--all-tasks', '--cpu-list', '--pid', list, String(pid)], {
-      encoding: 'utf8',
-    });
-    if (result.error !== undefined) return result.error.message;
-    return result.status === 0 ? null : result.stderr.trim();
+  const taskset = (...args) => {
+    const result = spawnSync('taskset', ['--cpu-list', ...args, String(pid)], { encoding: 'utf8' });
+    if (result.error !== undefined) return { error: result.error.message };
+    return result.status === 0 ? { out: result.stdout } : { error: result.stderr.trim() };
   };
-  const error = set(String(cpu));
-  if (error !== null) throw new Error(`--scale-pin: cannot pin ${label} to CPU ${cpu}: ${error}`);
+  // "pid 123's current affinity list: 0,1"
+  const before = taskset('--pid');
+  const pinned = before.error ?? taskset('--all-tasks', '--pid', String(cpu)).error;
+  if (pinned !== undefined) throw new Error(`--scale-pin: cannot pin ${label} to CPU ${cpu}: ${pinned}`);
+  const cpus = before.out.trim().split(': ').pop();
   return {
     release() {
-      set(all); // fails only when the process has exited
+      taskset('--all-tasks', '--pid', cpus); // fails only when the process has exited
     },
   };
 }

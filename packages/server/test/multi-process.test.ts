@@ -67,7 +67,7 @@ for (const setup of setups) {
       return { status: res.status, json: (await res.json()) as any };
     };
 
-    it('gives every challenge exactly one decision and one receipt', async () => {
+    it('gives every challenge exactly one decision and one receipt, and counts the settles', async () => {
       const [a, b] = servers as [ServerProcess, ServerProcess];
       const authenticator = new SoftAuthenticator('app.example', 'https://app.example');
       const options = await call(a, '/v1/presence/credentials/options', { subject: 'racer' });
