@@ -4,6 +4,7 @@
 // rest of a small machine to PostgreSQL and the load generator, so "does a second process add
 // throughput?" is asked of the design (its per-tenant rows and locks), not of spare cores.
 // Needs write access to the cgroup file system (root, or a delegated subtree); fails clearly if not.
+// Also here: pinning a server process to one CPU (--scale-pin), with util-linux `taskset`.
 /* global process, console */
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';

@@ -825,11 +825,12 @@ function scaleCpuBetween(a, b, count) {
 }
 
 /**
- * Counters of one server's /metrics: presence_receipt_log_checkpoints_total{outcome="lost"}
- * (checkpoints it computed and signed in vain because another process had integrated the same
- * receipts first) and the seconds its garbage collector ran (nodejs_gc_duration_seconds_sum, every
- * kind of collection), and its PostgreSQL settle batches (presence_pg_settle_batch_members: how
- * many statements, how many settles in all).
+ * Counters of one server's /metrics, each summed over its label values:
+ * - lostCheckpoints: presence_receipt_log_checkpoints_total{outcome="lost"}, checkpoints it
+ *   computed and signed in vain because another process had integrated the same receipts first;
+ * - gcSeconds: nodejs_gc_duration_seconds_sum, its collector's pauses, every kind;
+ * - settleBatches, settleMembers: presence_pg_settle_batch_members_count and _sum, its PostgreSQL
+ *   settle statements and the verified settles they carried.
  */
 async function scrapeCounters(origin) {
   const response = await fetch(`${origin}/metrics`, {
