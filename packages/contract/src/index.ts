@@ -6,6 +6,7 @@ export * from './schemas/webauthn.js';
 export * from './schemas/presence.js';
 export * from './schemas/credentials.js';
 export * from './schemas/receipt-v1.js';
+export * from './schemas/approval-set-v1.js';
 export * from './schemas/receipts.js';
 export * from './schemas/receipt-log.js';
 export * from './schemas/evidence.js';

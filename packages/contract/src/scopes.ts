@@ -12,6 +12,9 @@ export const SCOPES = [
   'keys:manage',
   'policy:read',
   'policy:write',
+  'approvals:write',
+  'approvals:read',
+  'audit:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
