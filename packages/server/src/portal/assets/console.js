@@ -147,7 +147,11 @@
     if (json) return JSON.parse(json.value);
     const params = {};
     for (const input of form.querySelectorAll('input[name]:not([type="hidden"])')) {
-      params[input.name] = input.type === 'number' ? Number(input.value) : input.value;
+      if (input.type === 'checkbox') {
+        // A group of checkboxes is the list of the checked values (empty when none is).
+        params[input.name] = params[input.name] || [];
+        if (input.checked) params[input.name].push(input.value);
+      } else params[input.name] = input.type === 'number' ? Number(input.value) : input.value;
     }
     return params;
   }
@@ -236,7 +240,27 @@
     }
   }
 
+  function needsApproval(form) {
+    const gated = form.dataset.approveWhen.split(' ');
+    return [...form.querySelectorAll('input[type="checkbox"]:checked')].some((i) => gated.includes(i.value));
+  }
+
+  // A preset button checks exactly its scopes (those the member's role may use).
+  function presets(box) {
+    const form = box.closest('form');
+    box.hidden = false;
+    for (const button of box.querySelectorAll('button[data-preset]')) {
+      button.addEventListener('click', () => {
+        const chosen = button.dataset.preset.split(' ');
+        for (const input of form.querySelectorAll('input[type="checkbox"]:not([disabled])')) {
+          input.checked = chosen.includes(input.value);
+        }
+      });
+    }
+  }
+
   function start() {
+    for (const box of document.querySelectorAll('[data-presets]')) presets(box);
     for (const button of document.querySelectorAll('[data-copy]')) button.addEventListener('click', copy);
     const exportForm = document.querySelector('form[data-export]');
     if (exportForm)
@@ -257,6 +281,9 @@
     }
     for (const form of document.querySelectorAll('form[data-approve]')) {
       form.addEventListener('submit', (event) => {
+        // A form that needs the passkey only for some choices (a key with a powerful scope) posts
+        // normally otherwise.
+        if (form.dataset.approveWhen !== undefined && !needsApproval(form)) return;
         event.preventDefault();
         if (!hasWebAuthn) {
           flash('This change needs your passkey, and this browser cannot use passkeys.', 'error');

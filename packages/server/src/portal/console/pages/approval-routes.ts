@@ -46,7 +46,7 @@ async function prepare(request: FastifyRequest, body: ChangeRequestBody) {
   const { change, params } = resolveChange(body.kind, body.params);
   requirePermission(signedIn.member, change.permission);
   const tenantId = signedIn.member.tenantId;
-  await change.check(ctx, tenantId, body.target);
+  await change.check(ctx, tenantId, body.target, params as never, signedIn.member);
   const exact: ConsoleChange = {
     type: body.kind,
     tenantId,
@@ -79,7 +79,7 @@ export function approvalRoutes(app: App): void {
       challengeId: request.body.challengeId,
       assertion: request.body.assertion,
     });
-    const result = await change.execute(ctx, exact.tenantId, exact.target, params as never);
+    const result = await change.execute(ctx, exact.tenantId, exact.target, params as never, signedIn.member);
     await recordAudit(ctx.deps, ctx.deps.store, {
       tenantId: exact.tenantId,
       memberId: signedIn.member.id,

@@ -1,10 +1,9 @@
 import { PolicyBody } from '@presence/contract';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { getApiKey, revokeApiKey, rotateApiKey } from '../../../domain/api-keys/manage-api-keys.js';
-import { OWNER_SCOPES } from '../../../domain/api-keys/check-grantable-scopes.js';
 import { removeMember } from '../../../domain/console/manage-members.js';
 import type { ConsolePermission } from '../../../domain/console/permissions.js';
+import type { MemberRecord } from '../../../domain/console/ports.js';
 import { DomainError, notFound } from '../../../domain/errors.js';
 import { putPolicy } from '../../../domain/policy/put-policy.js';
 import {
@@ -13,6 +12,7 @@ import {
   rotateWebhookSecret,
 } from '../../../domain/webhooks/manage-webhook-endpoints.js';
 import type { ConsoleContext } from '../console-context.js';
+import { KEY_CHANGES } from './key-changes.js';
 
 export interface ChangeResult {
   message: string;
@@ -22,21 +22,28 @@ export interface ChangeResult {
   redirect?: string;
 }
 
-interface DangerousChange {
+export interface DangerousChange {
   permission: ConsolePermission;
   params: TSchema;
-  /** Refuses unknown or foreign targets before any challenge is made. */
-  check(ctx: ConsoleContext, tenantId: string, target: string): Promise<void>;
-  execute(ctx: ConsoleContext, tenantId: string, target: string, params: never): Promise<ChangeResult>;
+  /** Refuses unknown or foreign targets, and what the member's role may not do, before any challenge is made. */
+  check(
+    ctx: ConsoleContext,
+    tenantId: string,
+    target: string,
+    params: never,
+    member: MemberRecord,
+  ): Promise<void>;
+  execute(
+    ctx: ConsoleContext,
+    tenantId: string,
+    target: string,
+    params: never,
+    member: MemberRecord,
+  ): Promise<ChangeResult>;
 }
 
 const NoParams = Type.Object({}, { additionalProperties: false });
 const Seconds = (max: number) => Type.Integer({ minimum: 0, maximum: max });
-
-async function checkKey(ctx: ConsoleContext, tenantId: string, target: string) {
-  const key = await getApiKey(ctx.deps, tenantId, target);
-  if (key.revokedAt !== null) throw new DomainError('conflict', 'this API key is already revoked');
-}
 
 async function checkEndpoint(ctx: ConsoleContext, tenantId: string, target: string) {
   await getWebhookEndpoint(ctx.deps, tenantId, target);
@@ -44,27 +51,7 @@ async function checkEndpoint(ctx: ConsoleContext, tenantId: string, target: stri
 
 /** The console's dangerous changes: each needs the member's passkey (docs/console.md). */
 export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
-  'api-key.revoke': {
-    permission: 'keys',
-    params: NoParams,
-    check: checkKey,
-    execute: async (ctx, tenantId, target) => {
-      const key = await revokeApiKey(ctx.deps, tenantId, target, OWNER_SCOPES);
-      return { message: `API key ${key.name} (${key.prefix}…) is revoked.` };
-    },
-  },
-  'api-key.rotate': {
-    permission: 'keys',
-    params: Type.Object({ graceSeconds: Seconds(30 * 86400) }, { additionalProperties: false }),
-    check: checkKey,
-    execute: async (ctx, tenantId, target, params: { graceSeconds: number }) => {
-      const rotated = await rotateApiKey(ctx.deps, tenantId, target, params.graceSeconds, OWNER_SCOPES);
-      return {
-        message: `API key ${rotated.key.name} was rotated; the old secret works until ${rotated.previous.expiresAt ?? 'now'}. Copy the new secret now: it is shown only once.`,
-        secret: rotated.secret,
-      };
-    },
-  },
+  ...KEY_CHANGES,
   'webhook.delete': {
     permission: 'webhooks',
     params: NoParams,
