@@ -295,7 +295,11 @@ for (const dialect of DIALECTS) {
         ['scopes', 'receipts:read'],
       ]);
       expect(create.status).toBe(403);
-      const invited = await auditor.form('/console/members/invites', [['role', 'owner']]);
+      const invited = await auditor.approve({
+        kind: 'member.invite',
+        target: 'new',
+        params: { role: 'owner' },
+      });
       expect(invited.status).toBe(403);
       const { json } = await service.request('POST', '/v1/keys', { name: 'kept', scopes: ['receipts:read'] });
       const revoke = await auditor.approve({ kind: 'api-key.revoke', target: json.key.keyId, params: {} });

@@ -93,10 +93,11 @@ for (const dialect of DIALECTS) {
           await visit(page, '/console/keys', 'keys');
           await page.getByLabel('Name').fill('backend');
           for (const scope of ['credentials:write', 'challenges:write', 'presence:verify', 'receipts:read']) {
-            await page.getByRole('checkbox', { name: scope }).check();
+            await page.getByRole('checkbox', { name: new RegExp(`^${scope} `) }).check();
           }
+          // credentials:write can change what the passkey protects: the key passes the passkey gate.
           await page.getByRole('button', { name: 'Create API key' }).click();
-          const apiKey = (await page.locator('#secret-value').textContent()) ?? '';
+          const apiKey = (await page.locator('#approval-secret').textContent()) ?? '';
           expect(apiKey).toMatch(/^presence_/);
           await page.waitForSelector('body[data-ready="true"]');
           await check(page, 'keys-created');

@@ -146,7 +146,7 @@
     const json = form.querySelector('textarea[data-json]');
     if (json) return JSON.parse(json.value);
     const params = {};
-    for (const input of form.querySelectorAll('input[name]:not([type="hidden"])')) {
+    for (const input of form.querySelectorAll('input[name]:not([type="hidden"]), select[name]')) {
       if (input.type === 'checkbox') {
         // A group of checkboxes is the list of the checked values (empty when none is).
         params[input.name] = params[input.name] || [];
@@ -178,6 +178,8 @@
         assertion,
       });
       const box = flash('Done: ' + result.message + ' (receipt ' + result.receiptId + ')', 'ok');
+      // A create form (its approval depends on the choice) is emptied: the secret is shown only here.
+      if (form.dataset.approveWhen !== undefined) form.reset();
       if (result.secret) showSecret(box, result.secret);
       else if (result.redirect) location.assign(result.redirect);
       else setTimeout(() => location.reload(), 1500);

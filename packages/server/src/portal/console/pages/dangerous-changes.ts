@@ -2,8 +2,9 @@ import { PolicyBody } from '@presence/contract';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { removeMember } from '../../../domain/console/manage-members.js';
-import type { ConsolePermission } from '../../../domain/console/permissions.js';
-import type { MemberRecord } from '../../../domain/console/ports.js';
+import { createInvite } from '../../../domain/console/create-invite.js';
+import { requireGrantableRole, type ConsolePermission } from '../../../domain/console/permissions.js';
+import { CONSOLE_ROLES, type ConsoleRole, type MemberRecord } from '../../../domain/console/ports.js';
 import { DomainError, notFound } from '../../../domain/errors.js';
 import { putPolicy } from '../../../domain/policy/put-policy.js';
 import {
@@ -82,6 +83,25 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
     execute: async (ctx, tenantId, _target, params: PolicyBody) => {
       const version = await putPolicy(ctx.deps, tenantId, params);
       return { message: `Policy version ${version.version} is in force.`, redirect: '/console/policy' };
+    },
+  },
+  'member.invite': {
+    permission: 'members',
+    params: Type.Object(
+      { role: Type.Union(CONSOLE_ROLES.map((r) => Type.Literal(r))) },
+      { additionalProperties: false },
+    ),
+    check: async (_ctx, _tenantId, target, params: { role: ConsoleRole }, member) => {
+      if (target !== 'new') throw notFound('the invite to create');
+      requireGrantableRole(member, params.role);
+    },
+    execute: async (ctx, tenantId, _target, params: { role: ConsoleRole }, member) => {
+      const input = { tenantId, role: params.role, createdBy: member.id };
+      const { invite, inviteUrl } = await createInvite(ctx.deps, ctx.settings, input);
+      return {
+        message: `Invite link for a new ${invite.role}, valid until ${new Date(invite.expiresAt).toISOString()}. Copy it now and send it only to that person: it is shown once.`,
+        secret: inviteUrl,
+      };
     },
   },
   'member.remove': {
