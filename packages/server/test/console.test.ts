@@ -183,10 +183,11 @@ for (const dialect of DIALECTS) {
         expect(res.headers['content-type']).toContain('text/html');
         expect(res.body).toContain('data-code="invalid_request"');
       }
-      const hook = await owner.form('/console/webhooks', [
-        ['url', 'http://127.0.0.1:1/x'],
-        ['events', 'receipt.created'],
-      ]);
+      const hook = await owner.post('/console/api/approvals/options', {
+        kind: 'webhook.create',
+        target: 'new',
+        params: { url: 'http://127.0.0.1:1/x', events: ['receipt.created'] },
+      });
       expect(hook.status).toBe(400);
       expect(await keyCount()).toBe(before);
       expect(await service.testStore.rows('webhook_endpoints')).toHaveLength(0);

@@ -181,7 +181,16 @@
       // A create form (its approval depends on the choice) is emptied: the secret is shown only here.
       if (form.dataset.approveWhen !== undefined) form.reset();
       if (result.secret) showSecret(box, result.secret);
-      else if (result.redirect) location.assign(result.redirect);
+      if (result.link) {
+        const p = document.createElement('p');
+        const a = document.createElement('a');
+        a.href = result.link.href;
+        a.textContent = result.link.text;
+        p.append(a);
+        box.append(p);
+      }
+      if (result.secret || result.link) return;
+      if (result.redirect) location.assign(result.redirect);
       else setTimeout(() => location.reload(), 1500);
     } catch (error) {
       flash('Refused: ' + explain(error), 'error');

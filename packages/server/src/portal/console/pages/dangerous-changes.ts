@@ -14,6 +14,7 @@ import {
 } from '../../../domain/webhooks/manage-webhook-endpoints.js';
 import type { ConsoleContext } from '../console-context.js';
 import { KEY_CHANGES } from './key-changes.js';
+import { WEBHOOK_CHANGES } from './webhook-changes.js';
 
 export interface ChangeResult {
   message: string;
@@ -21,6 +22,8 @@ export interface ChangeResult {
   secret?: string;
   /** Where the page goes afterwards (the thing changed may be gone). */
   redirect?: string;
+  /** A link shown with the secret (the page stays, so the secret can be copied). */
+  link?: { href: string; text: string };
 }
 
 export interface DangerousChange {
@@ -53,6 +56,7 @@ async function checkEndpoint(ctx: ConsoleContext, tenantId: string, target: stri
 /** The console's dangerous changes: each needs the member's passkey (docs/console.md). */
 export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
   ...KEY_CHANGES,
+  ...WEBHOOK_CHANGES,
   'webhook.delete': {
     permission: 'webhooks',
     params: NoParams,
