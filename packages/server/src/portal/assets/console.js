@@ -128,9 +128,19 @@
     const status = $('passkey-status');
     button.addEventListener('click', async () => {
       button.disabled = true;
-      setStatus(status, 'Creating a passkey on this device…', 'busy');
       try {
-        const options = await api('/console/api/passkeys/options');
+        // A new passkey could pass every gate: one the member already has approves it first.
+        setStatus(status, 'Confirm with a passkey you already have…', 'busy');
+        const change = { kind: 'member.passkey.start', target: button.dataset.addPasskey, params: {} };
+        const challenge = await api('/console/api/approvals/options', change);
+        const assertion = await webauthn.startAuthentication({ optionsJSON: challenge.publicKey });
+        const approved = await api('/console/api/approvals', {
+          change,
+          challengeId: challenge.challengeId,
+          assertion,
+        });
+        const options = approved.registration;
+        setStatus(status, 'Creating a passkey on this device…', 'busy');
         const credential = await webauthn.startRegistration({ optionsJSON: options.publicKey });
         await api('/console/api/passkeys', { registrationId: options.registrationId, credential });
         setStatus(status, 'Passkey added.', 'ok');

@@ -2,6 +2,7 @@ import { PolicyBody } from '@presence/contract';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { removeMember } from '../../../domain/console/manage-members.js';
+import { startMemberPasskey } from '../../../domain/console/add-member-passkey.js';
 import { createInvite } from '../../../domain/console/create-invite.js';
 import { requireGrantableRole, type ConsolePermission } from '../../../domain/console/permissions.js';
 import { CONSOLE_ROLES, type ConsoleRole, type MemberRecord } from '../../../domain/console/ports.js';
@@ -24,10 +25,13 @@ export interface ChangeResult {
   redirect?: string;
   /** A link shown with the secret (the page stays, so the secret can be copied). */
   link?: { href: string; text: string };
+  /** Registration options for a new passkey of the member, made only after an existing one approved it. */
+  registration?: Awaited<ReturnType<typeof startMemberPasskey>>;
 }
 
 export interface DangerousChange {
-  permission: ConsolePermission;
+  /** What the role must be allowed to change; null for a member's own passkeys (every role). */
+  permission: ConsolePermission | null;
   params: TSchema;
   /** Refuses unknown or foreign targets, and what the member's role may not do, before any challenge is made. */
   check(
@@ -107,6 +111,19 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
         secret: inviteUrl,
       };
     },
+  },
+  'member.passkey.start': {
+    permission: null,
+    params: NoParams,
+    check: async (_ctx, _tenantId, target, _params, member) => {
+      if (target !== member.id) {
+        throw new DomainError('forbidden', 'a member adds passkeys only to itself');
+      }
+    },
+    execute: async (ctx, _tenantId, _target, _params, member) => ({
+      message: 'Your passkey approved it; now create the new passkey.',
+      registration: await startMemberPasskey(ctx.deps, ctx.settings, member),
+    }),
   },
   'member.remove': {
     permission: 'members',

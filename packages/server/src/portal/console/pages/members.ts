@@ -6,7 +6,7 @@ import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
 import { action, audit, Form, page, type View } from '../routes.js';
 import { RegisterCredentialBody } from '@presence/contract';
-import { addMemberPasskey, startMemberPasskey } from '../../../domain/console/add-member-passkey.js';
+import { addMemberPasskey } from '../../../domain/console/add-member-passkey.js';
 import { checkCsrf, consoleRequest, memberOf } from '../console-context.js';
 import { dangerForm, plainForm, when } from '../widgets.js';
 
@@ -33,7 +33,9 @@ async function memberCard(view: View, m: MemberRecord, owner: boolean): Promise<
     ${
       self
         ? html`<p>
-            <button type="button" class="secondary" data-add-passkey>Add a passkey on this device</button>
+            <button type="button" class="secondary" data-add-passkey="${m.id}">
+              Add a passkey on this device
+            </button>
             <span id="passkey-status" class="status" role="status" aria-live="polite"></span>
           </p>`
         : ''
@@ -88,11 +90,7 @@ async function membersBody(view: View, shown?: SafeHtml): Promise<SafeHtml> {
 }
 
 export function memberPages(app: App): void {
-  app.post('/console/api/passkeys/options', { schema: { hide: true } }, async (request) => {
-    checkCsrf(request);
-    const { member } = memberOf(request);
-    return startMemberPasskey(consoleRequest(request).ctx.deps, consoleRequest(request).ctx.settings, member);
-  });
+  // Its registration options come from the approved change `member.passkey.start`.
   app.post(
     '/console/api/passkeys',
     { schema: { hide: true, body: RegisterCredentialBody } },
