@@ -90,11 +90,16 @@ describeEachDialect('console keys by role', (dialect) => {
     expect(approved.json.secret).toMatch(/^presence_/);
     expect(approved.json.receiptId).toMatch(/^rct_/);
     expect(await keyCount()).toBe(before + 1);
-    const listed = (await s.request('GET', '/v1/keys')).json.data as { name: string; scopes: string[] }[];
+    const listed = (await s.request('GET', '/v1/keys')).json.data as {
+      keyId: string;
+      name: string;
+      scopes: string[];
+    }[];
     expect(listed.find((k) => k.name === 'policy robot')?.scopes).toEqual(['policy:read', 'policy:write']);
     const audit = await s.composed.deps.store.console.audit.list(s.tenantId, 20);
     expect(audit.find((a) => a.action === 'api-key.create')).toMatchObject({
       receiptId: approved.json.receiptId,
+      target: listed.find((k) => k.name === 'policy robot')?.keyId,
     });
     expect((await owner.get('/console/keys')).body).not.toContain(approved.json.secret);
   });

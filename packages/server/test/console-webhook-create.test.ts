@@ -52,6 +52,7 @@ describeEachDialect('console webhook endpoints behind the passkey', (dialect) =>
     const audit = await s.composed.deps.store.console.audit.list(s.tenantId, 20);
     expect(audit.find((a) => a.action === 'webhook.create')).toMatchObject({
       receiptId: approved.json.receiptId,
+      target: listed[0].id,
     });
   });
 

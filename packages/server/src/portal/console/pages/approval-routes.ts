@@ -84,7 +84,7 @@ export function approvalRoutes(app: App): void {
       tenantId: exact.tenantId,
       memberId: signedIn.member.id,
       action: exact.type,
-      target: exact.target,
+      target: result.created ?? exact.target,
       detail: { params, changeHashHex: changeHashHex(exact) },
       receipt,
     });

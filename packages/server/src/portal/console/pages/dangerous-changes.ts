@@ -23,6 +23,8 @@ export interface ChangeResult {
   secret?: string;
   /** Where the page goes afterwards (the thing changed may be gone). */
   redirect?: string;
+  /** The id of what the change created (an API key, an endpoint, an invite): the audit line's target. */
+  created?: string;
   /** A link shown with the secret (the page stays, so the secret can be copied). */
   link?: { href: string; text: string };
   /** Registration options for a new passkey of the member, made only after an existing one approved it. */
@@ -109,6 +111,7 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
       return {
         message: `Invite link for a new ${invite.role}, valid until ${new Date(invite.expiresAt).toISOString()}. Copy it now and send it only to that person: it is shown once.`,
         secret: inviteUrl,
+        created: invite.id,
       };
     },
   },
