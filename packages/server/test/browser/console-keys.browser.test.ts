@@ -3,7 +3,8 @@
  * on SQLite and PostgreSQL: a preset fills the scopes, a key with `policy:write` is refused while
  * the passkey does not verify the user and nothing is stored, then created once the passkey
  * approves it, its secret shown once; a key without a powerful scope is created by the plain form.
- * The key page is checked with axe-core and screenshotted at 1280 and 390 px.
+ * An invite link is likewise made only after the passkey approves it. The key and member pages
+ * are checked with axe-core and screenshotted at 1280 and 390 px.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +108,47 @@ for (const dialect of DIALECTS) {
           await page.waitForSelector('body[data-ready="true"]');
           expect(await seriousViolations(page)).toEqual([]);
           await screenshots(page, 'keys-list', dialect);
+        } catch (error) {
+          throw new Error(`${String(error)}\nat ${page.url()}\n${log.join('\n')}`, { cause: error });
+        } finally {
+          await context.close();
+        }
+      }, 180_000);
+
+      it('creates an invite link only after the passkey approves it', async () => {
+        const { page, context, cdp, authenticatorId, log } = await openWithAuthenticator(browser);
+        const deps = service.composed.deps;
+        const settings = await service.composed.consoleSettings();
+        const memberInvites = async () =>
+          (await deps.store.console.invites.listOpen(service.devTenantId, Date.now())).filter(
+            (i) => i.createdBy !== null,
+          );
+        try {
+          const { inviteUrl } = await createInvite(deps, settings, {
+            tenantId: service.devTenantId,
+            role: 'owner',
+            createdBy: null,
+          });
+          await page.goto(inviteUrl);
+          await page.waitForSelector('body[data-ready="true"]', { timeout: 15_000 });
+          await page.getByLabel('Your name').fill('Olive Owner');
+          await page.getByRole('button', { name: 'Create a passkey and join' }).click();
+          await page.waitForURL(`${service.origin}/console`, { timeout: 25_000 });
+          await page.goto(`${service.origin}/console/members`);
+          await page.waitForSelector('body[data-ready="true"]', { timeout: 15_000 });
+          await page.getByLabel('Role').selectOption('admin');
+          await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: false });
+          await page.getByRole('button', { name: 'Create an invite link' }).click();
+          expect(await flash(page)).toMatch(/^error: Refused: /);
+          expect(await memberInvites()).toHaveLength(0);
+
+          await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: true });
+          await page.getByRole('button', { name: 'Create an invite link' }).click();
+          expect(await flash(page)).toMatch(/^ok: Done: Invite link for a new admin/);
+          expect(await page.locator('#approval-secret').textContent()).toContain('/console/invite/');
+          expect((await memberInvites()).map((i) => i.role)).toEqual(['admin']);
+          expect(await seriousViolations(page)).toEqual([]);
+          await screenshots(page, 'members-invite-created', dialect);
         } catch (error) {
           throw new Error(`${String(error)}\nat ${page.url()}\n${log.join('\n')}`, { cause: error });
         } finally {

@@ -14,6 +14,7 @@ import {
   rotateWebhookSecret,
 } from '../../../domain/webhooks/manage-webhook-endpoints.js';
 import type { ConsoleContext } from '../console-context.js';
+import { when } from '../widgets.js';
 import { KEY_CHANGES } from './key-changes.js';
 import { WEBHOOK_CHANGES } from './webhook-changes.js';
 
@@ -21,6 +22,8 @@ export interface ChangeResult {
   message: string;
   /** A new secret, shown once. */
   secret?: string;
+  /** What the secret is, for its copy button ("the invite link"); "the new secret" otherwise. */
+  secretLabel?: string;
   /** Where the page goes afterwards (the thing changed may be gone). */
   redirect?: string;
   /** The id of what the change created (an API key, an endpoint, an invite): the audit line's target. */
@@ -109,8 +112,9 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
       const input = { tenantId, role: params.role, createdBy: member.id };
       const { invite, inviteUrl } = await createInvite(ctx.deps, ctx.settings, input);
       return {
-        message: `Invite link for a new ${invite.role}, valid until ${new Date(invite.expiresAt).toISOString()}. Copy it now and send it only to that person: it is shown once.`,
+        message: `Invite link for a new ${invite.role}, valid until ${when(invite.expiresAt)}. Copy it now and send it only to that person: it is shown once.`,
         secret: inviteUrl,
+        secretLabel: 'the invite link',
         created: invite.id,
       };
     },
