@@ -3,7 +3,8 @@
  * on SQLite and PostgreSQL: a preset fills the scopes, a key with `policy:write` is refused while
  * the passkey does not verify the user and nothing is stored, then created once the passkey
  * approves it, its secret shown once; a key without a powerful scope is created by the plain form.
- * An invite link is likewise made only after the passkey approves it. The key and member pages
+ * An invite link, and a second device's passkey for the member, are likewise made only after the
+ * passkey approves them. The key and member pages
  * are checked with axe-core and screenshotted at 1280 and 390 px.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -115,7 +116,7 @@ for (const dialect of DIALECTS) {
         }
       }, 180_000);
 
-      it('creates an invite link only after the passkey approves it', async () => {
+      it('creates an invite link, and adds a passkey, only after the passkey approves it', async () => {
         const { page, context, cdp, authenticatorId, log } = await openWithAuthenticator(browser);
         const deps = service.composed.deps;
         const settings = await service.composed.consoleSettings();
@@ -149,6 +150,26 @@ for (const dialect of DIALECTS) {
           expect((await memberInvites()).map((i) => i.role)).toEqual(['admin']);
           expect(await seriousViolations(page)).toEqual([]);
           await screenshots(page, 'members-invite-created', dialect);
+
+          // A second device's passkey: the passkey already held approves it, then the new one is made.
+          const second = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+            options: {
+              protocol: 'ctap2',
+              transport: 'usb',
+              hasResidentKey: true,
+              hasUserVerification: true,
+              isUserVerified: true,
+              automaticPresenceSimulation: true,
+            },
+          });
+          await page.getByRole('button', { name: 'Add a passkey on this device' }).click();
+          const status = page.locator('#passkey-status[data-kind="ok"], #passkey-status[data-kind="error"]');
+          await status.waitFor({ timeout: 25_000 });
+          expect(await status.textContent()).toBe('Passkey added.');
+          const held = await cdp.send('WebAuthn.getCredentials', { authenticatorId: second.authenticatorId });
+          expect(held.credentials).toHaveLength(1);
+          const audit = await deps.store.console.audit.list(service.devTenantId, 50);
+          expect(audit.find((a) => a.action === 'member.passkey.start')?.receiptId).toMatch(/^rct_/);
         } catch (error) {
           throw new Error(`${String(error)}\nat ${page.url()}\n${log.join('\n')}`, { cause: error });
         } finally {
