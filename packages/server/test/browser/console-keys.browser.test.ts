@@ -70,7 +70,7 @@ for (const dialect of DIALECTS) {
           await page.getByRole('button', { name: 'Auditor' }).click();
           const checked = await page
             .locator('input[name="scopes"]:checked')
-            .evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+            .evaluateAll((inputs) => inputs.map((i) => (i as unknown as { value: string }).value));
           expect(checked.sort()).toEqual(
             ['audit:read', 'billing:read', 'policy:read', 'receipts:export', 'receipts:read'].sort(),
           );
