@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkEvidence, computeActionHashSync, type ServiceKey } from '@presence/sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { vectorSigner, type SignedEvidence } from './support/cross-language/vector-signer.js';
+import { assembleApprovalSet, receiptOf } from './support/cross-language/approval-evidence.js';
+import type { SignedEvidence } from './support/cross-language/vector-signer.js';
 import { describeEachDialect } from './support/each-dialect.js';
 import { useTestService } from './support/test-service.js';
 
@@ -96,22 +97,6 @@ describeEachDialect('evidence from a running service, checked in every language'
   let receipt: SignedEvidence;
   let approvalSet: { approvalSet: unknown; receipts: SignedEvidence[] };
 
-  async function receiptOf(subject: string): Promise<SignedEvidence> {
-    const { authenticator } = await s.enroll(subject);
-    const challenge = await s.request('POST', '/v1/presence/challenge', {
-      actionHashHex: computeActionHashSync(action),
-      subject,
-    });
-    const assertion = authenticator.assert({ challenge: challenge.json.publicKey.challenge });
-    const verified = await s.request('POST', '/v1/presence/verify', {
-      challengeId: challenge.json.challengeId,
-      assertion,
-    });
-    expect(verified.json.decision).toBe('PRESENCE_VERIFIED');
-    return (await s.request('GET', `/v1/presence/receipts/${verified.json.receiptId}`))
-      .json as SignedEvidence;
-  }
-
   beforeAll(async () => {
     if (goUp)
       execFileSync('go', ['build', '-o', goBinary, './cmd/presence-guard'], { cwd: GO_DIR, env: GO_ENV });
@@ -120,31 +105,10 @@ describeEachDialect('evidence from a running service, checked in every language'
         keys: ServiceKey[];
       }
     ).keys;
-    receipt = await receiptOf('alice');
-    const bob = await receiptOf('bob');
-    // Assembled and signed exactly as the approval-set schema's header says (the service's own key).
-    const entry = (r: SignedEvidence) => {
-      const { subject, receiptId } = r.receipt as { subject: string; receiptId: string };
-      return { subject, receiptId, receiptHashHex: r.receiptHashHex };
-    };
-    const decidedAt = (bob.receipt as { issuedAt: string }).issuedAt;
-    approvalSet = {
-      approvalSet: vectorSigner(s.composed.deps.signer).signApprovalSet({
-        version: 'presence.approval-set.v1',
-        approvalId: 'apr_01KAXN6Y7V3J0Q7ZKZ8D2W4C5B',
-        tenantId: s.tenantId,
-        actionHashHex: computeActionHashSync(action),
-        action,
-        title: null,
-        required: 2,
-        approvers: ['alice', 'bob', 'carol'],
-        initiator: 'ivan',
-        approvals: [entry(receipt), entry(bob)],
-        createdAt: new Date(Date.parse(decidedAt) - 60_000).toISOString(),
-        decidedAt,
-      }),
-      receipts: [receipt, bob],
-    };
+    receipt = await receiptOf(s, 'alice', action);
+    approvalSet = assembleApprovalSet(s, action, [receipt, await receiptOf(s, 'bob', action)], {
+      approvers: ['alice', 'bob', 'carol'],
+    });
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
