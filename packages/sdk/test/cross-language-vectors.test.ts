@@ -47,18 +47,17 @@ describe('cross-language vectors: RFC 8785', () => {
 });
 
 describe('cross-language vectors: receipts', () => {
-  const vectors =
-    load<
-      {
-        name: string;
-        keys: string;
-        signed: unknown;
-        action?: unknown;
-        maxAgeSeconds?: number;
-        now?: number;
-        expect: Expect;
-      }[]
-    >('receipts.json');
+  const vectors = load<
+    {
+      name: string;
+      keys: string;
+      signed: unknown;
+      action?: unknown;
+      maxAgeSeconds?: number;
+      now?: number;
+      expect: Expect;
+    }[]
+  >('receipts.json');
   it.each(vectors.map((v) => [v.name, v] as const))('%s', (_name, v) => {
     const report = checkEvidence(v.signed, {
       keys: keysOf(v.keys),
