@@ -29,15 +29,16 @@ func ParseJSON(data []byte) (interface{}, error) {
 	return value, nil
 }
 
-// normalize turns any Go value into the generic JSON shape: []byte and json.RawMessage are parsed
-// as JSON text, anything else goes through encoding/json first.
+// normalize turns any Go value into the generic JSON shape with json.Number numbers: []byte and
+// json.RawMessage are parsed as JSON text, anything else (structs, maps holding ints or float64)
+// goes through encoding/json first.
 func normalize(value interface{}) (interface{}, error) {
 	switch v := value.(type) {
 	case json.RawMessage:
 		return ParseJSON(v)
 	case []byte:
 		return ParseJSON(v)
-	case nil, bool, string, json.Number, float64, map[string]interface{}, []interface{}:
+	case nil, bool, string, json.Number:
 		return v, nil
 	}
 	data, err := json.Marshal(value)
@@ -53,6 +54,11 @@ func Canonicalize(value interface{}) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return canonicalGeneric(v)
+}
+
+// canonicalGeneric canonicalizes a value already in the generic shape ParseJSON returns.
+func canonicalGeneric(v interface{}) ([]byte, error) {
 	var out strings.Builder
 	if err := writeCanonical(&out, v); err != nil {
 		return nil, err

@@ -168,3 +168,20 @@ func TestWebhooks(t *testing.T) {
 		})
 	}
 }
+
+func TestGoValuesHashLikeTheirJSON(t *testing.T) {
+	fromGo, err := ActionHash(map[string]interface{}{"type": "refund", "amount": "0.10", "n": 3, "f": 0.5, "ok": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromText, _ := ActionHash(json.RawMessage(`{"f":0.5,"n":3.0,"ok":true,"amount":"0.10","type":"refund"}`))
+	type action struct {
+		Type   string `json:"type"`
+		Amount string `json:"amount"`
+	}
+	fromStruct, _ := ActionHash(action{"refund", "0.10"})
+	fromMap, _ := ActionHash(map[string]string{"amount": "0.10", "type": "refund"})
+	if fromGo != fromText || fromStruct != fromMap {
+		t.Errorf("%s %s %s %s", fromGo, fromText, fromStruct, fromMap)
+	}
+}

@@ -38,6 +38,10 @@ _ISO = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\
 
 
 def b64url_decode(text: str) -> bytes:
+    """Decodes like Node's Buffer.from(text, "base64url"): a dangling last character is ignored."""
+    text = text.rstrip("=")
+    if len(text) % 4 == 1:
+        text = text[:-1]
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
