@@ -74,6 +74,8 @@ type Guard struct {
 	Store   SeenStore
 	MaxAge  time.Duration
 	SeenTTL time.Duration // default MaxAge + 1 minute, or 30 days
+	// Now is the clock of the max-age check; nil: time.Now.
+	Now func() time.Time
 
 	once sync.Once
 }
@@ -101,6 +103,9 @@ func (g *Guard) Check(evidence []byte, action interface{}) (*Report, error) {
 		return nil, &Refusal{Check: "serviceSignature", Detail: "the service keys could not be read: " + err.Error()}
 	}
 	options := Options{Action: action, MaxAge: g.MaxAge}
+	if g.Now != nil {
+		options.Now = g.Now()
+	}
 	var report *Report
 	if isSet {
 		report = VerifyApprovalSet(evidence, keys, options)

@@ -49,9 +49,16 @@ func TestGuardRefusesReuseAndOtherActions(t *testing.T) {
 	if refusal := refusalOf(t, second(guard.Check(set, action))); refusal.Check != "singleUse" {
 		t.Fatalf("refused for %s", refusal.Check)
 	}
-	old := &Guard{Keys: PinnedKeys(keysFile(t, "keys.json")), MaxAge: time.Minute}
+	var signed struct{ Receipt struct{ IssuedAt time.Time } }
+	_ = json.Unmarshal(receipt, &signed)
+	late := func() time.Time { return signed.Receipt.IssuedAt.Add(61 * time.Second) }
+	old := &Guard{Keys: PinnedKeys(keysFile(t, "keys.json")), MaxAge: time.Minute, Now: late}
 	if refusal := refusalOf(t, second(old.Check(receipt, action))); refusal.Check != "maxAge" {
 		t.Fatalf("refused for %s", refusal.Check)
+	}
+	old.Now = func() time.Time { return signed.Receipt.IssuedAt.Add(59 * time.Second) }
+	if _, err := old.Check(receipt, action); err != nil {
+		t.Fatal(err)
 	}
 }
 

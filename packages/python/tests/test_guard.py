@@ -6,6 +6,7 @@ import json
 import unittest
 
 from presence_guard import EvidenceRefused, KeySource, ReceiptGuard, asgi_guard, wsgi_guard
+from presence_guard.report import iso_ms
 
 from .vectors import load
 
@@ -35,9 +36,11 @@ class Guard(unittest.TestCase):
 
     def test_refuses_old_evidence(self) -> None:
         guard = ReceiptGuard(self.keys, max_age_seconds=60)
+        issued = iso_ms(self.receipt["receipt"]["issuedAt"]) / 1000
         with self.assertRaises(EvidenceRefused) as caught:
-            guard.check(self.receipt, self.action)
+            guard.check(self.receipt, self.action, now=issued + 61)
         self.assertEqual(caught.exception.check, "maxAge")
+        self.assertTrue(guard.check(self.receipt, self.action, now=issued + 59).valid)
 
     def test_approval_set_once(self) -> None:
         guard = ReceiptGuard(self.keys)

@@ -128,6 +128,12 @@ export class KeyedAuthenticator {
     };
   }
 
+  /** Signs `authenticatorData || SHA-256(clientDataJSON)` as an assertion would (for tampered vectors). */
+  signAssertion(authData: Uint8Array, clientDataJSON: Uint8Array): string {
+    const signed = Buffer.concat([authData, sha256(clientDataJSON)]);
+    return b64u(sign(this.algorithm === 'EdDSA' ? null : 'sha256', signed, this.#privateKey));
+  }
+
   #clientData(type: string, challenge: string): Buffer {
     return Buffer.from(JSON.stringify({ type, challenge, origin: this.origin, crossOrigin: false }));
   }

@@ -14,7 +14,7 @@ import { newId } from '../../src/domain/ids.js';
 import { newWebhookSecret } from '../../src/domain/webhooks/webhook-secret.js';
 import { approvalSetVectors } from './cross-language/approval-set-vectors.js';
 import { ACTIONS, CANONICAL_ERRORS, CANONICAL_INPUTS } from './cross-language/canonical-cases.js';
-import { receiptVectors, type ReceiptVector } from './cross-language/receipt-vectors.js';
+import { flagVectors, receiptVectors, type ReceiptVector } from './cross-language/receipt-vectors.js';
 import { vectorSigner, type SignedEvidence } from './cross-language/vector-signer.js';
 import { webhookVectors } from './cross-language/webhook-vectors.js';
 import { KeyedAuthenticator, type KeyedAlgorithm } from './keyed-authenticator.js';
@@ -41,10 +41,11 @@ async function receiptFor(
   s: VectorsService,
   subject: string,
   alg: KeyedAlgorithm | 'soft',
-  action = ACTION,
+  authenticator = alg === 'soft'
+    ? new SoftAuthenticator(RP_ID, ORIGIN)
+    : new KeyedAuthenticator(alg, RP_ID, ORIGIN),
 ): Promise<SignedEvidence> {
-  const authenticator =
-    alg === 'soft' ? new SoftAuthenticator(RP_ID, ORIGIN) : new KeyedAuthenticator(alg, RP_ID, ORIGIN);
+  const action = ACTION;
   const options = await s.request('POST', '/v1/presence/credentials/options', { subject });
   const credential = authenticator.register({ challenge: options.json.publicKey.challenge });
   const created = await s.request('POST', '/v1/presence/credentials', {
@@ -91,9 +92,10 @@ try {
       actionHashHex: computeActionHashSync(action),
     })),
   );
+  const eddsa = new KeyedAuthenticator('EdDSA', RP_ID, ORIGIN);
   const real = [
     { name: 'ES256 (P-256) credential', signed: await receiptFor(s, 'executor-es256', 'soft') },
-    { name: 'EdDSA (Ed25519) credential', signed: await receiptFor(s, 'executor-eddsa', 'EdDSA') },
+    { name: 'EdDSA (Ed25519) credential', signed: await receiptFor(s, 'executor-eddsa', 'EdDSA', eddsa) },
     { name: 'RS256 (RSA 2048) credential', signed: await receiptFor(s, 'executor-rs256', 'RS256') },
   ];
   const keys = (await s.request('GET', '/.well-known/presence/keys.json', undefined, '')).json as {
@@ -116,7 +118,10 @@ try {
   } finally {
     await other.close();
   }
-  const receipts: ReceiptVector[] = receiptVectors(signer, real, ACTION, OTHER_ACTION);
+  const receipts: ReceiptVector[] = [
+    ...receiptVectors(signer, real, ACTION, OTHER_ACTION),
+    ...flagVectors(signer, real[1]!.signed, eddsa),
+  ];
   write('receipts.json', receipts);
   const subjects = ['alice', 'alice2', 'bob', 'carol', 'dave', 'ivan'] as const;
   const approvalReceipts = {} as Record<(typeof subjects)[number], SignedEvidence>;

@@ -39,6 +39,62 @@ function flipMiddleChar(b64u: string): string {
   return `${b64u.slice(0, at)}${b64u[at] === 'A' ? 'B' : 'A'}${b64u.slice(at + 1)}`;
 }
 
+/**
+ * Receipts whose authenticator data breaks one flag rule, signed again by the authenticator that
+ * made the receipt (so the WebAuthn signature holds) and by the service: only `flags` fails.
+ */
+export function flagVectors(
+  signer: VectorSigner,
+  signed: SignedEvidence,
+  authenticator: { signAssertion(authData: Uint8Array, clientDataJSON: Uint8Array): string },
+): ReceiptVector[] {
+  const receipt = signed.receipt as Receipt;
+  const original = Buffer.from(String(receipt.authenticatorDataB64Url), 'base64url');
+  const clientData = Buffer.from(String(receipt.clientDataJSONB64Url), 'base64url');
+  const variant = (name: string, flags: number, extension: Buffer = Buffer.alloc(0)): ReceiptVector => {
+    const authData = Buffer.concat([
+      original.subarray(0, 32),
+      Buffer.from([flags]),
+      original.subarray(33, 37),
+      extension,
+    ]);
+    const claimed = {
+      UP: (flags & 0x01) !== 0,
+      UV: (flags & 0x04) !== 0,
+      BE: (flags & 0x08) !== 0,
+      BS: (flags & 0x10) !== 0,
+    };
+    return {
+      name,
+      keys: 'keys.json',
+      signed: signer.signReceipt({
+        ...receipt,
+        flags: claimed,
+        authenticatorDataB64Url: authData.toString('base64url'),
+        signatureB64Url: authenticator.signAssertion(authData, clientData),
+      }),
+      expect: { valid: false, failed: ['flags'] },
+    };
+  };
+  return [
+    variant('user verification not set (UV = 0)', 0x01),
+    variant('user presence not set (UP = 0)', 0x04),
+    variant('backup state without backup eligibility (BS without BE)', 0x01 | 0x04 | 0x10),
+    variant('attested credential data in an assertion (AT)', 0x01 | 0x04 | 0x40),
+    variant('the ED flag without extension data', 0x01 | 0x04 | 0x80),
+    variant('extension data without the ED flag', 0x01 | 0x04, Buffer.from([0xa0])),
+    variant('extension data that is not a CBOR map', 0x01 | 0x04 | 0x80, Buffer.from([0x01])),
+    {
+      ...variant(
+        'valid: extension data, one empty CBOR map, with the ED flag',
+        0x01 | 0x04 | 0x80,
+        Buffer.from([0xa0]),
+      ),
+      expect: { valid: true, failed: [] },
+    },
+  ];
+}
+
 export function receiptVectors(
   signer: VectorSigner,
   real: { name: string; signed: SignedEvidence }[],
