@@ -6,6 +6,12 @@ import {
   PACK_SIGNATURE_FILE,
   type ExportManifest,
 } from '#contract';
+import {
+  checkApprovalLines,
+  hasApprovals,
+  PACK_APPROVALS_FILE,
+  reportApprovals,
+} from './check-approval-lines.js';
 import { checkManifest } from './check-manifest.js';
 import { checkReceiptLines, type LineSummary } from './check-receipt-lines.js';
 import { CheckList, Tally, type PackReport } from './pack-checks.js';
@@ -45,7 +51,8 @@ export async function verifyPack(source: string | Uint8Array, roots: TrustRoots 
   try {
     list.pass('zip', `${zip.names.length} entries`);
     manifest = await checkManifest(list, zip, trustedKeys(roots));
-    checkFileSet(list, zip.names, hasLog(manifest) ? [...BASE_FILES, ...PACK_LOG_FILES] : BASE_FILES);
+    const approvals = hasApprovals(manifest) ? [PACK_APPROVALS_FILE] : [];
+    checkFileSet(list, zip.names, [...BASE_FILES, ...approvals, ...(hasLog(manifest) ? PACK_LOG_FILES : [])]);
     receipts = await checkContents(list, zip, manifest, trustedKeys(roots), roots);
   } catch (error) {
     list.fail('pack', `verification stopped: ${(error as Error).message}`);
@@ -116,6 +123,15 @@ async function checkContents(
     checkFile(list, manifest, name, actual);
   }
   if (summary) reportReceipts(list, tally, manifest, summary);
+  if (hasApprovals(manifest) && zip.names.includes(PACK_APPROVALS_FILE)) {
+    const approvals = await checkApprovalLines(await zip.stream(PACK_APPROVALS_FILE), {
+      manifest,
+      keys,
+      tally,
+    });
+    checkFile(list, manifest, PACK_APPROVALS_FILE, approvals);
+    reportApprovals(list, tally, approvals.count);
+  }
   await checkLog(list, zip, manifest, logged, roots);
   return summary?.count ?? 0;
 }
