@@ -6,9 +6,14 @@ import { newId } from '../ids.js';
 import type { PolicyRecord } from './ports.js';
 import type { StoreTx } from '../ports.js';
 import { UniqueViolation } from '../ports.js';
+import { checkRelyingParty } from './check-relying-party.js';
 import { resolvePolicy } from './resolve-policy.js';
 
-/** Writes a new immutable policy version; the previous versions stay, receipts name theirs. */
+/**
+ * Writes a new immutable policy version; the previous versions stay, receipts name theirs. Every
+ * door that writes a policy (PUT /v1/policy, the console, tenant creation) comes through
+ * insertPolicyVersion, which refuses an rpId or origin no browser would accept.
+ */
 export async function putPolicy(
   deps: Pick<Deps, 'store' | 'clock' | 'random' | 'currentPolicies'>,
   tenantId: string,
@@ -40,6 +45,7 @@ export async function insertPolicyVersion(
   body: PolicyBody,
   version: number,
 ): Promise<PolicyRecord> {
+  checkRelyingParty(body);
   const rules = resolvePolicy(body);
   const record: PolicyRecord = {
     id: newId(deps, 'pol'),

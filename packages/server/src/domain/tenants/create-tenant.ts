@@ -10,6 +10,8 @@ export interface CreateTenantInput {
   name: string;
   rpId: string;
   origins: string[];
+  /** Origins outside the rpId that the rpId's /.well-known/webauthn lists (also in `origins`). */
+  relatedOrigins?: string[] | undefined;
   rpName?: string | undefined;
 }
 
@@ -34,7 +36,12 @@ export async function insertTenant(
     deps,
     tx,
     tenant.id,
-    { rpId: input.rpId, allowedOrigins: input.origins, rpName: input.rpName ?? input.name },
+    {
+      rpId: input.rpId,
+      allowedOrigins: input.origins,
+      rpName: input.rpName ?? input.name,
+      ...(input.relatedOrigins ? { relatedOrigins: input.relatedOrigins } : {}),
+    },
     1,
   );
   return { tenant, policy };

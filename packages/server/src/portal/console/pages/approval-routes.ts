@@ -46,7 +46,7 @@ async function prepare(request: FastifyRequest, body: ChangeRequestBody) {
   const { change, params } = resolveChange(body.kind, body.params);
   requirePermission(signedIn.member, change.permission);
   const tenantId = signedIn.member.tenantId;
-  await change.check(ctx, tenantId, body.target);
+  await change.check(ctx, tenantId, body.target, params);
   const exact: ConsoleChange = {
     type: body.kind,
     tenantId,

@@ -6,6 +6,7 @@ import { OWNER_SCOPES } from '../../../domain/api-keys/check-grantable-scopes.js
 import { removeMember } from '../../../domain/console/manage-members.js';
 import type { ConsolePermission } from '../../../domain/console/permissions.js';
 import { DomainError, notFound } from '../../../domain/errors.js';
+import { checkRelyingParty } from '../../../domain/policy/check-relying-party.js';
 import { putPolicy } from '../../../domain/policy/put-policy.js';
 import {
   deleteWebhookEndpoint,
@@ -25,8 +26,13 @@ export interface ChangeResult {
 interface DangerousChange {
   permission: ConsolePermission;
   params: TSchema;
-  /** Refuses unknown or foreign targets before any challenge is made. */
-  check(ctx: ConsoleContext, tenantId: string, target: string): Promise<void>;
+  /** Refuses unknown or foreign targets, and parameters the change would refuse, before any challenge is made. */
+  check(
+    ctx: ConsoleContext,
+    tenantId: string,
+    target: string,
+    params: Record<string, unknown>,
+  ): Promise<void>;
   execute(ctx: ConsoleContext, tenantId: string, target: string, params: never): Promise<ChangeResult>;
 }
 
@@ -89,8 +95,10 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
   'policy.change': {
     permission: 'policy',
     params: PolicyBody,
-    check: async (_ctx, _tenantId, target) => {
+    check: async (_ctx, _tenantId, target, params) => {
       if (target !== 'policy') throw notFound('the policy');
+      // Refused now, not after the member's passkey approved a change that cannot be saved.
+      checkRelyingParty(params as PolicyBody);
     },
     execute: async (ctx, tenantId, _target, params: PolicyBody) => {
       const version = await putPolicy(ctx.deps, tenantId, params);
