@@ -41,7 +41,7 @@ const REFUSED = [
 
 describeEachDialect('relying party rules', (dialect) => {
   const s = useBillingService(dialect, { start: Date.UTC(2033, 1, 3) });
-  const count = async (table: string) => (await s.testStore.rows(table)).length;
+  const count = async (table: 'tenants' | 'challenges') => (await s.testStore.rows(table)).length;
 
   it('the operator API refuses an unusable rpId or origin, naming the field, creating nothing', async () => {
     for (const c of REFUSED) {

@@ -30,11 +30,12 @@ import { webhookRoutes } from './routes/webhooks.js';
 import type { App } from './types.js';
 import { buildValidatorsByPart } from './validators.js';
 import { cryptoRandom } from '../crypto-random.js';
+import { fastifyTrustProxy, type TrustProxy } from '../config/read-trust-proxy.js';
 
 export interface HttpOptions {
   logger: FastifyBaseLogger | false;
   bodyLimitBytes: number;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   /** Per key, per tenant, per address failing authentication; a missing limiter is off. */
   rateLimits: HttpRateLimits;
   metrics: Metrics;
@@ -55,7 +56,7 @@ export interface HttpOptions {
 export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   const base = {
     bodyLimit: options.bodyLimitBytes,
-    trustProxy: options.trustProxy,
+    trustProxy: fastifyTrustProxy(options.trustProxy),
     genReqId: () => `req_${cryptoRandom.bytes(12).toString('base64url')}`,
     requestIdHeader: false as const,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' as const, allErrors: true } },
