@@ -29,6 +29,8 @@ export const Env = Type.Object({
   PRESENCE_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 6000 }),
   PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: Type.Integer({ minimum: 0, default: 20_000 }),
   PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: Type.Integer({ minimum: 0, default: 120 }),
+  PRESENCE_RATE_LIMIT_SIGN_IN_PER_MINUTE: Type.Integer({ minimum: 0, default: 30 }),
+  PRESENCE_RATE_LIMIT_SIGN_IN_TOTAL_PER_MINUTE: Type.Integer({ minimum: 0, default: 600 }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   PRESENCE_REDIS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_-]{1,64}$', default: 'presence' }),
   PRESENCE_METRICS_TOKEN: Type.Optional(
@@ -90,8 +92,18 @@ export interface Config {
   pgPoolSize: number;
   /** Which proxies may name the client in X-Forwarded-For (config/read-trust-proxy.ts). */
   trustProxy: TrustProxy;
-  /** Requests per minute: per API key, per tenant (all its keys), per client address failing auth (401/403). 0 = off. */
-  rateLimits: { perKey: number; perTenant: number; failedAuthPerAddress: number };
+  /**
+   * Requests per minute: per API key, per tenant (all its keys), per client address failing auth
+   * (401/403), per client address and for all addresses together starting or finishing an
+   * anonymous console sign-in. 0 = off.
+   */
+  rateLimits: {
+    perKey: number;
+    perTenant: number;
+    failedAuthPerAddress: number;
+    signInPerAddress: number;
+    signInTotal: number;
+  };
   /** Set → limits are shared by every instance through Redis; unset → held in process. */
   redisUrl: string | undefined;
   /** Prefix of every Redis key this service writes. */
@@ -173,6 +185,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       perKey: env.PRESENCE_RATE_LIMIT_PER_MINUTE,
       perTenant: env.PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE,
       failedAuthPerAddress: env.PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
+      signInPerAddress: env.PRESENCE_RATE_LIMIT_SIGN_IN_PER_MINUTE,
+      signInTotal: env.PRESENCE_RATE_LIMIT_SIGN_IN_TOTAL_PER_MINUTE,
     },
     redisUrl: env.REDIS_URL,
     redisPrefix: env.PRESENCE_REDIS_PREFIX,

@@ -13,7 +13,12 @@ import { registerAuth } from './plugins/auth.js';
 import { frameworkErrors, registerProblemHandlers } from './plugins/problem.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import { registerMetricsRoute, registerRequestMetrics } from './plugins/metrics.js';
-import { registerAddressLimit, registerKeyLimit, type HttpRateLimits } from './plugins/rate-limit.js';
+import {
+  registerAddressLimit,
+  registerAnonymousLimit,
+  registerKeyLimit,
+  type HttpRateLimits,
+} from './plugins/rate-limit.js';
 import type { Metrics } from '../observability/create-metrics.js';
 import { registerJsonBody } from './plugins/json-body.js';
 import { credentialRoutes } from './routes/credentials.js';
@@ -85,6 +90,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   registerRequestMetrics(app, options.metrics);
   registerAddressLimit(app, options.rateLimits, options.metrics);
+  registerAnonymousLimit(app, options.rateLimits, options.metrics);
   registerAuth(app, deps);
   registerKeyLimit(app, options.rateLimits, options.metrics);
   registerIdempotency(app, deps);
