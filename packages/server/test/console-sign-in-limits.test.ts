@@ -2,9 +2,17 @@
  * The console's anonymous sign-in cannot be used to make the service store without bound, on
  * both databases: each client address has its own window, all addresses together have one, a
  * refused call stores nothing, and sign-in challenges that expired without a receipt are deleted
- * when the next sign-in starts, while a used one (its receipt) stays.
+ * when the next sign-in starts, while a used one (its receipt) stays. Sign-ins take nothing from
+ * a monthly quota, so a flood of them cannot lock members out of the console until the month ends.
  */
-import { expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { depsFromStore } from '../src/compose.js';
+import { DEFAULT_BILLING_SETTINGS, FREE_PLAN } from '../src/domain/billing/billing-settings.js';
+import { DEFAULT_CONSOLE_TIMES } from '../src/domain/console/console-settings.js';
+import { consoleSettingsResolver } from '../src/domain/console/resolve-console-settings.js';
+import { startSignIn } from '../src/domain/console/start-sign-in.js';
+import { openTestStore, type TestStore } from '../src/storage/testing.js';
 import { SIGN_IN_ACTION_HASH_HEX } from '../src/domain/console/console-settings.js';
 import { createInvite } from '../src/domain/console/create-invite.js';
 import { ConsoleClient } from './support/console-client.js';
@@ -90,5 +98,25 @@ describeEachDialect('console sign-in challenges', (dialect) => {
     const after = await signInChallenges();
     expect(after.filter((c) => c.receipt_id === null)).toHaveLength(1); // the one just made
     expect(after.filter((c) => c.receipt_id !== null).map((c) => c.id)).toEqual(used);
+  });
+});
+
+describeEachDialect('console sign-ins and the monthly quota', (dialect) => {
+  let testStore: TestStore;
+  beforeAll(async () => {
+    testStore = await openTestStore(dialect);
+  });
+  afterAll(async () => testStore?.cleanup());
+
+  it('the console tenant has no quota, whatever the default plan', async () => {
+    const billing = { ...DEFAULT_BILLING_SETTINGS, defaultPlan: { ...FREE_PLAN, monthlyChallengeQuota: 2 } };
+    const deps = await depsFromStore(testStore.store, randomBytes(32), undefined, {}, billing);
+    const settings = await consoleSettingsResolver(deps, {
+      origin: 'http://localhost:8080',
+      ...DEFAULT_CONSOLE_TIMES,
+    })();
+    for (let i = 0; i < 5; i++) {
+      expect((await startSignIn(deps, settings)).publicKey.rpId).toBe('localhost');
+    }
   });
 });
