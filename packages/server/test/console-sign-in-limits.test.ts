@@ -1,12 +1,13 @@
 /**
  * The console's anonymous sign-in cannot be used to make the service store without bound, on
- * both databases: each client address has its own window, all addresses together have one, a
+ * both databases: each client address has its own window (shared by instances through Redis when
+ * REDIS_URL is set), all addresses together have one, a
  * refused call stores nothing, and sign-in challenges that expired without a receipt are deleted
  * when the next sign-in starts, while a used one (its receipt) stays. Sign-ins take nothing from
  * a monthly quota, so a flood of them cannot lock members out of the console until the month ends.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depsFromStore } from '../src/compose.js';
 import { DEFAULT_BILLING_SETTINGS, FREE_PLAN } from '../src/domain/billing/billing-settings.js';
 import { DEFAULT_CONSOLE_TIMES } from '../src/domain/console/console-settings.js';
@@ -17,7 +18,10 @@ import { SIGN_IN_ACTION_HASH_HEX } from '../src/domain/console/console-settings.
 import { createInvite } from '../src/domain/console/create-invite.js';
 import { ConsoleClient } from './support/console-client.js';
 import { describeEachDialect } from './support/each-dialect.js';
-import { useTestService, type TestService } from './support/test-service.js';
+import { redisAvailable, testRedisPrefix, testRedisUrl } from './support/redis.js';
+import { startTestService, useTestService, type TestService } from './support/test-service.js';
+
+const redisUp = await redisAvailable('shared sign-in limits');
 
 const PER_ADDRESS = 3;
 const TOTAL = 5;
@@ -117,6 +121,28 @@ describeEachDialect('console sign-ins and the monthly quota', (dialect) => {
     })();
     for (let i = 0; i < 5; i++) {
       expect((await startSignIn(deps, settings)).publicKey.rpId).toBe('localhost');
+    }
+  });
+});
+
+describe.skipIf(!redisUp)('console sign-in limits shared through Redis', () => {
+  it('two instances count one address against one window', async () => {
+    const env = {
+      REDIS_URL: testRedisUrl(),
+      PRESENCE_REDIS_PREFIX: testRedisPrefix(),
+      PRESENCE_RATE_LIMIT_SIGN_IN_PER_MINUTE: String(PER_ADDRESS),
+    };
+    const a = await startTestService('sqlite', { env });
+    const b = await startTestService('sqlite', { env });
+    try {
+      const statuses = [];
+      for (let i = 0; i < PER_ADDRESS + 1; i++) {
+        statuses.push((await signInHelpers(i % 2 === 0 ? a : b).options('203.0.113.50')).status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      expect((await signInHelpers(a).options('203.0.113.51')).status).toBe(200);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
     }
   });
 });
