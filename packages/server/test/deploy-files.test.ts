@@ -40,7 +40,7 @@ describe('container files', () => {
     expect(haproxy).toMatch(/server presence-2 presence-2:8080 check/);
   });
 
-  it('haproxy: replaces any X-Forwarded-For the client wrote with the address it saw', () => {
+  it('haproxy: replaces any X-Forwarded-* the client wrote with what it saw itself', () => {
     const haproxy = read('deploy/haproxy.cfg');
     const frontend = haproxy.slice(haproxy.indexOf('frontend presence'), haproxy.indexOf('backend presence'));
     const lines = frontend.split('\n').map((l) => l.trim());
@@ -48,6 +48,8 @@ describe('container files', () => {
     const set = lines.indexOf('http-request set-header X-Forwarded-For %[src]');
     expect(del).toBeGreaterThan(0);
     expect(set).toBeGreaterThan(del);
+    expect(lines).toContain('http-request del-header X-Forwarded-Host');
+    expect(lines).toContain('http-request set-header X-Forwarded-Proto %[ssl_fc,iif(https,http)]');
     // `option forwardfor` would append after a client-written value kept elsewhere: not used here.
     expect(haproxy).not.toMatch(/option forwardfor/);
   });

@@ -4,19 +4,55 @@
  * `option forwardfor` does. The client connects from 127.0.0.2 and writes a new forged address in
  * every request; with `PRESENCE_TRUST_PROXY=1` the failed-authentication limiter counts them all
  * against 127.0.0.2, and the request logs name 127.0.0.2, never a forged address. With `true`
- * the service warns at start and says what to set instead.
+ * the service warns at start and says what to set instead. When HAProxy is installed, the shipped
+ * deploy/haproxy.cfg runs in front of the same server and must give the same result.
  */
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serviceBuilt, startServerProcess, type ServerProcess } from './support/server-process.js';
+import { freePort, serviceBuilt, startServerProcess, type ServerProcess } from './support/server-process.js';
 
 const LIMIT = 3;
 const CLIENT_ADDRESS = '127.0.0.2';
+const HAPROXY_CLIENT_ADDRESS = '127.0.0.3';
+
+/** Whether HAProxy is installed: the shipped deploy/haproxy.cfg is then run too (else skipped, saying so). */
+const haproxyInstalled = spawnSync('haproxy', ['-v']).status === 0;
+if (!haproxyInstalled)
+  console.warn('trusted proxy: the deploy/haproxy.cfg case is skipped: haproxy is not installed');
+
+/**
+ * deploy/haproxy.cfg as shipped, listening on a free local port in front of one server process
+ * (its two compose servers replaced by that one); resolves once it routes to the server.
+ */
+async function startHaproxy(target: string, dir: string) {
+  const port = await freePort();
+  const upstream = new URL(target);
+  const shipped = readFileSync(new URL('../../../deploy/haproxy.cfg', import.meta.url), 'utf8');
+  const config = shipped
+    .replace(/^ {2}bind :8080$/m, `  bind 127.0.0.1:${port}`)
+    .replace(/^ {2}server presence-1 .*$/m, `  server presence-1 ${upstream.host} check`)
+    .replace(/^ {2}server presence-2 .*$/m, '');
+  const file = join(dir, 'haproxy.cfg');
+  writeFileSync(file, config);
+  const child = spawn('haproxy', ['-db', '-f', file], { stdio: 'ignore' });
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return { port, stop: () => child.kill('SIGTERM') };
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error('haproxy did not route to the server within 20 s');
+}
 
 /** A reverse proxy to `target` that appends the peer it saw to X-Forwarded-For (keeping what came). */
 function startAppendingProxy(target: string): Promise<Server> {
@@ -41,15 +77,20 @@ function startAppendingProxy(target: string): Promise<Server> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-/** GET through the proxy from CLIENT_ADDRESS with a forged X-Forwarded-For and a wrong key. */
-function forgedRequest(proxyPort: number, forged: string): Promise<number> {
+/** GET through the proxy from `from` with a forged X-Forwarded-For and a wrong key. */
+function forgedRequest(
+  proxyPort: number,
+  forged: string,
+  from = CLIENT_ADDRESS,
+  path = '/v1/keys',
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
         host: '127.0.0.1',
         port: proxyPort,
-        localAddress: CLIENT_ADDRESS,
-        path: '/v1/keys',
+        localAddress: from,
+        path,
         headers: { authorization: `Bearer presence_${'x'.repeat(40)}`, 'x-forwarded-for': forged },
       },
       (res) => {
@@ -63,13 +104,13 @@ function forgedRequest(proxyPort: number, forged: string): Promise<number> {
 }
 
 /** The remote addresses of the first `count` logged /v1/keys requests (the pipe may lag the answers). */
-async function requestLines(server: ServerProcess, count: number): Promise<string[]> {
+async function requestLines(server: ServerProcess, count: number, url = '/v1/keys'): Promise<string[]> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const lines = server
       .output()
       .split('\n')
-      .filter((line) => line.includes('"url":"/v1/keys"'))
+      .filter((line) => line.includes(`"url":"${url}"`))
       .map((line) => (JSON.parse(line) as { req: { remoteAddress: string } }).req.remoteAddress);
     if (lines.length >= count || Date.now() > deadline) return lines;
     await new Promise((r) => setTimeout(r, 50));
@@ -110,6 +151,29 @@ describe.skipIf(!serviceBuilt('trusted proxy'))('the client address behind a tru
     for (let i = 0; i < LIMIT + 2; i++) expect(server!.output()).not.toContain(forgedAddress(i));
     expect(server!.output()).not.toContain('PRESENCE_TRUST_PROXY=true');
   });
+
+  it.skipIf(!haproxyInstalled)(
+    'the shipped deploy/haproxy.cfg: forged headers never reach the limiter or the logs',
+    async () => {
+      const haproxy = await startHaproxy(server!.url, dataDir);
+      try {
+        const statuses: number[] = [];
+        for (let i = 0; i < LIMIT + 2; i++) {
+          const forged = `192.0.2.${i + 1}`;
+          statuses.push(
+            await forgedRequest(haproxy.port, forged, HAPROXY_CLIENT_ADDRESS, '/v1/keys?via=haproxy'),
+          );
+        }
+        expect(statuses).toEqual([401, 401, 401, 429, 429]);
+        const logged = await requestLines(server!, LIMIT + 2, '/v1/keys?via=haproxy');
+        expect(logged).toHaveLength(LIMIT + 2);
+        expect(new Set(logged)).toEqual(new Set([HAPROXY_CLIENT_ADDRESS]));
+        expect(server!.output()).not.toContain('192.0.2.');
+      } finally {
+        haproxy.stop();
+      }
+    },
+  );
 
   it('`true` still works but warns at start with what to set instead', async () => {
     const trusting = await startServerProcess({
