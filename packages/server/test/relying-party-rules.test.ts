@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createInvite } from '../src/domain/console/create-invite.js';
+import { ensureConsoleTenant } from '../src/domain/console/ensure-console-tenant.js';
+import { currentPolicy } from '../src/domain/policy/get-policy.js';
 import { canonicalJson, sha256Hex } from '../src/domain/encoding.js';
 import { newId } from '../src/domain/ids.js';
 import { resolvePolicy } from '../src/domain/policy/resolve-policy.js';
@@ -137,6 +139,13 @@ describeEachDialect('relying party rules', (dialect) => {
     expect(res.json.errors[0].field).toBe('/allowedOrigins/0');
     expect(res.json.detail).toContain('.well-known/webauthn');
     expect(await count('challenges')).toBe(challenges);
+  });
+
+  // Last: it moves the console tenant to another origin.
+  it('the console tenant made from configuration is not checked: a start never fails on it', async () => {
+    const id = await ensureConsoleTenant(s.deps, 'http://127.0.0.1:9999');
+    const rules = (await currentPolicy(s.deps, id)).rules;
+    expect([rules.rpId, rules.allowedOrigins]).toEqual(['127.0.0.1', ['http://127.0.0.1:9999']]);
   });
 });
 

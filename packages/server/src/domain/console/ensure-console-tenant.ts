@@ -15,14 +15,20 @@ export async function ensureConsoleTenant(deps: Deps, origin: string): Promise<s
   const rpId = new URL(origin).hostname;
   const existing = (await deps.store.tenants.list()).find((t) => t.name === CONSOLE_TENANT_NAME);
   if (!existing) {
-    const created = await createTenant(deps, { name: CONSOLE_TENANT_NAME, rpId, origins: [origin] });
+    const created = await createTenant(deps, {
+      name: CONSOLE_TENANT_NAME,
+      rpId,
+      origins: [origin],
+      fromConfiguration: true,
+    });
     await deps.store.apiKeys.update(created.tenant.id, created.key.keyId, { revokedAt: deps.clock.now() });
     await ensureNoQuota(deps, created.tenant.id);
     return created.tenant.id;
   }
   const { rules } = await currentPolicy(deps, existing.id);
   if (rules.rpId !== rpId || !rules.allowedOrigins.includes(origin)) {
-    await putPolicy(deps, existing.id, { rpId, allowedOrigins: [origin], rpName: 'Presence console' });
+    const body = { rpId, allowedOrigins: [origin], rpName: 'Presence console' };
+    await putPolicy(deps, existing.id, body, { fromConfiguration: true });
   }
   await ensureNoQuota(deps, existing.id);
   return existing.id;

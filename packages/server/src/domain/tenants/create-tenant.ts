@@ -12,6 +12,8 @@ export interface CreateTenantInput {
   origins: string[];
   /** Origins outside the rpId that the rpId's /.well-known/webauthn lists (also in `origins`). */
   relatedOrigins?: string[] | undefined;
+  /** The service's own tenant made from its configuration: its rpId is not checked (put-policy.ts). */
+  fromConfiguration?: boolean | undefined;
   rpName?: string | undefined;
 }
 
@@ -43,6 +45,7 @@ export async function insertTenant(
       ...(input.relatedOrigins ? { relatedOrigins: input.relatedOrigins } : {}),
     },
     1,
+    { fromConfiguration: input.fromConfiguration },
   );
   return { tenant, policy };
 }
