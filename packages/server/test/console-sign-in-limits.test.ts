@@ -81,7 +81,7 @@ describeEachDialect('console sign-in challenges', (dialect) => {
   });
   const { signInChallenges, options } = signInHelpers(s);
 
-  it('deletes sign-in challenges that expired without a receipt; a used one stays', async () => {
+  it('deletes sign-in challenges that expired without a receipt (unanswered or denied); a used one stays', async () => {
     const settings = await s.composed.consoleSettings();
     const member = new ConsoleClient(s.composed.app, settings);
     const { inviteUrl } = await createInvite(s.composed.deps, settings, {
@@ -96,6 +96,10 @@ describeEachDialect('console sign-in challenges', (dialect) => {
     expect(used).toHaveLength(1);
     const unanswered = (await signInChallenges()).filter((c) => c.receipt_id === null).length;
     expect(unanswered).toBe(4);
+    // A stranger's passkey: the challenge is answered, denied, and backs no receipt.
+    const stranger = new ConsoleClient(s.composed.app, settings);
+    expect((await stranger.signIn()).status).toBe(403);
+    expect((await signInChallenges()).filter((c) => c.status === 'denied')).toHaveLength(1);
 
     s.clock.advance(600 + 1); // past every challenge's expiry
     expect((await options('192.0.2.1')).status).toBe(200);
