@@ -52,6 +52,8 @@ export async function composeObservability(config: Config, logger: Logger | fals
       perKey: limiters.create('key', config.rateLimits.perKey),
       perTenant: limiters.create('tenant', config.rateLimits.perTenant),
       failedAuthPerAddress: limiters.create('address', config.rateLimits.failedAuthPerAddress),
+      signInPerAddress: limiters.create('sign-in', config.rateLimits.signInPerAddress),
+      signInTotal: limiters.create('sign-in-total', config.rateLimits.signInTotal),
     },
     storeOptions: {
       tracer: tracing?.tracer,

@@ -18,6 +18,8 @@ export async function ensureDevTenant(deps: Deps, config: Config, logger: Logger
     name: DEV_TENANT_NAME,
     rpId: new URL(config.devOrigin).hostname,
     origins: [config.devOrigin],
+    // The operator's own PRESENCE_DEV_ORIGIN, not a caller's input: never checked, so a start never fails on it.
+    fromConfiguration: true,
   });
   // Printed to stdout once, on purpose and outside the log stream: it is the developer's key.
   process.stdout.write(

@@ -1,4 +1,5 @@
 import { loadConfig } from './config/load-config.js';
+import { trustProxyWarning } from './config/read-trust-proxy.js';
 import { compose } from './compose.js';
 import { createLogger } from './logger.js';
 import { serveMetrics } from './observability/serve-metrics.js';
@@ -8,6 +9,8 @@ import { runJobs } from './worker/run-jobs.js';
 export async function serve(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  const proxyWarning = trustProxyWarning(config.trustProxy);
+  if (proxyWarning !== undefined) logger.warn(proxyWarning);
   const composed = await compose(config, logger);
   await composed.app.listen({ host: config.host, port: config.port });
   const metricsServer = config.metricsListen && (await serveMetrics(config.metricsListen, composed.metrics));

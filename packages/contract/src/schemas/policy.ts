@@ -18,6 +18,14 @@ export const PolicyBody = Type.Object(
     allowedOrigins: Type.Array(Origin, { minItems: 1, maxItems: 32, uniqueItems: true }),
     allowCrossOrigin: Type.Optional(Type.Boolean({ default: false })),
     allowedTopOrigins: Type.Optional(Type.Array(Origin, { maxItems: 32, uniqueItems: true })),
+    relatedOrigins: Type.Optional(
+      Type.Array(Origin, {
+        maxItems: 32,
+        uniqueItems: true,
+        description:
+          'Allowed origins outside the rpId (WebAuthn related origin requests): each is also in allowedOrigins and listed in the {"origins": [...]} file the tenant publishes at https://<rpId>/.well-known/webauthn',
+      }),
+    ),
     challengeTtlSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 600, default: 120 })),
     registrationTtlSeconds: Type.Optional(Type.Integer({ minimum: 30, maximum: 900, default: 300 })),
     allowedAlgorithms: Type.Optional(
@@ -63,6 +71,8 @@ export const PolicyRules = Type.Object(
     allowedOrigins: Type.Array(Type.String()),
     allowCrossOrigin: Type.Boolean(),
     allowedTopOrigins: Type.Array(Type.String()),
+    /** Present only when the policy names related origins (versions written before it never do). */
+    relatedOrigins: Type.Optional(Type.Array(Type.String())),
     challengeTtlSeconds: Type.Integer(),
     registrationTtlSeconds: Type.Integer(),
     userVerification: Type.Literal('required'),

@@ -6,6 +6,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { BillingSettings } from '../domain/billing/billing-settings.js';
 import { loadBillingSettings } from './load-billing-config.js';
 import { parseAllowNets } from '../domain/webhooks/address-policy.js';
+import { readTrustProxy, type TrustProxy } from './read-trust-proxy.js';
 import type { RetentionSettings } from '../domain/retention/retention-settings.js';
 
 /** The environment the service reads: one schema, parsed once, here and nowhere else. */
@@ -24,10 +25,12 @@ export const Env = Type.Object({
   PRESENCE_CONSOLE_SESSION_HOURS: Type.Integer({ minimum: 1, maximum: 24 * 30, default: 12 }),
   PRESENCE_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 16 * 1024 * 1024, default: 1024 * 1024 }),
   PRESENCE_PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
-  PRESENCE_TRUST_PROXY: Type.Boolean({ default: false }),
+  PRESENCE_TRUST_PROXY: Type.Optional(Type.String()),
   PRESENCE_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 6000 }),
   PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: Type.Integer({ minimum: 0, default: 20_000 }),
   PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: Type.Integer({ minimum: 0, default: 120 }),
+  PRESENCE_RATE_LIMIT_SIGN_IN_PER_MINUTE: Type.Integer({ minimum: 0, default: 30 }),
+  PRESENCE_RATE_LIMIT_SIGN_IN_TOTAL_PER_MINUTE: Type.Integer({ minimum: 0, default: 600 }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   PRESENCE_REDIS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_-]{1,64}$', default: 'presence' }),
   PRESENCE_METRICS_TOKEN: Type.Optional(
@@ -87,9 +90,20 @@ export interface Config {
   consoleSessionMs: number;
   bodyLimitBytes: number;
   pgPoolSize: number;
-  trustProxy: boolean;
-  /** Requests per minute: per API key, per tenant (all its keys), per client address failing auth (401/403). 0 = off. */
-  rateLimits: { perKey: number; perTenant: number; failedAuthPerAddress: number };
+  /** Which proxies may name the client in X-Forwarded-For (config/read-trust-proxy.ts). */
+  trustProxy: TrustProxy;
+  /**
+   * Requests per minute: per API key, per tenant (all its keys), per client address failing auth
+   * (401/403), per client address and for all addresses together starting or finishing an
+   * anonymous console sign-in. 0 = off.
+   */
+  rateLimits: {
+    perKey: number;
+    perTenant: number;
+    failedAuthPerAddress: number;
+    signInPerAddress: number;
+    signInTotal: number;
+  };
   /** Set → limits are shared by every instance through Redis; unset → held in process. */
   redisUrl: string | undefined;
   /** Prefix of every Redis key this service writes. */
@@ -166,11 +180,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     consoleSessionMs: env.PRESENCE_CONSOLE_SESSION_HOURS * 3600_000,
     bodyLimitBytes: env.PRESENCE_BODY_LIMIT_BYTES,
     pgPoolSize: env.PRESENCE_PG_POOL_SIZE,
-    trustProxy: env.PRESENCE_TRUST_PROXY,
+    trustProxy: readSetting('PRESENCE_TRUST_PROXY', () => readTrustProxy(env.PRESENCE_TRUST_PROXY)),
     rateLimits: {
       perKey: env.PRESENCE_RATE_LIMIT_PER_MINUTE,
       perTenant: env.PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE,
       failedAuthPerAddress: env.PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
+      signInPerAddress: env.PRESENCE_RATE_LIMIT_SIGN_IN_PER_MINUTE,
+      signInTotal: env.PRESENCE_RATE_LIMIT_SIGN_IN_TOTAL_PER_MINUTE,
     },
     redisUrl: env.REDIS_URL,
     redisPrefix: env.PRESENCE_REDIS_PREFIX,
@@ -218,6 +234,15 @@ function readListen(value: string | undefined): Config['metricsListen'] {
   const port = Number(value.slice(colon + 1));
   if (port > 65535) throw new ConfigError(`PRESENCE_METRICS_LISTEN: port ${port} is out of range`);
   return { host: value.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port };
+}
+
+/** A setting read by `read`, whose error stops start-up naming the variable. */
+function readSetting<T>(name: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new ConfigError(`${name}: ${(error as Error).message}`);
+  }
 }
 
 /** Comma-separated CIDRs; a malformed one stops start-up rather than silently allowing nothing. */

@@ -13,7 +13,12 @@ import { registerAuth } from './plugins/auth.js';
 import { frameworkErrors, registerProblemHandlers } from './plugins/problem.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import { registerMetricsRoute, registerRequestMetrics } from './plugins/metrics.js';
-import { registerAddressLimit, registerKeyLimit, type HttpRateLimits } from './plugins/rate-limit.js';
+import {
+  registerAddressLimit,
+  registerAnonymousLimit,
+  registerKeyLimit,
+  type HttpRateLimits,
+} from './plugins/rate-limit.js';
 import type { Metrics } from '../observability/create-metrics.js';
 import { registerJsonBody } from './plugins/json-body.js';
 import { credentialRoutes } from './routes/credentials.js';
@@ -30,11 +35,12 @@ import { webhookRoutes } from './routes/webhooks.js';
 import type { App } from './types.js';
 import { buildValidatorsByPart } from './validators.js';
 import { cryptoRandom } from '../crypto-random.js';
+import { fastifyTrustProxy, type TrustProxy } from '../config/read-trust-proxy.js';
 
 export interface HttpOptions {
   logger: FastifyBaseLogger | false;
   bodyLimitBytes: number;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   /** Per key, per tenant, per address failing authentication; a missing limiter is off. */
   rateLimits: HttpRateLimits;
   metrics: Metrics;
@@ -55,7 +61,7 @@ export interface HttpOptions {
 export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   const base = {
     bodyLimit: options.bodyLimitBytes,
-    trustProxy: options.trustProxy,
+    trustProxy: fastifyTrustProxy(options.trustProxy),
     genReqId: () => `req_${cryptoRandom.bytes(12).toString('base64url')}`,
     requestIdHeader: false as const,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' as const, allErrors: true } },
@@ -84,6 +90,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   registerRequestMetrics(app, options.metrics);
   registerAddressLimit(app, options.rateLimits, options.metrics);
+  registerAnonymousLimit(app, options.rateLimits, options.metrics);
   registerAuth(app, deps);
   registerKeyLimit(app, options.rateLimits, options.metrics);
   registerIdempotency(app, deps);

@@ -86,7 +86,7 @@ export function createMetrics(): Metrics {
     }),
     rateLimited: new Counter({
       name: 'presence_rate_limited_total',
-      help: 'Requests refused with 429 by limit: key, tenant, address (failed authentication)',
+      help: 'Requests refused with 429 by limit: key, tenant, address (failed authentication), sign-in (anonymous console sign-in)',
       labelNames: ['limit'],
       registers,
     }),

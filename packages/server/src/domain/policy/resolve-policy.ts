@@ -16,6 +16,8 @@ export function resolvePolicy(body: PolicyBody): PolicyRules {
     allowedOrigins: [...body.allowedOrigins],
     allowCrossOrigin: body.allowCrossOrigin ?? false,
     allowedTopOrigins: [...(body.allowedTopOrigins ?? [])],
+    // Only when set, so a policy without related origins keeps the shape (and hash) it always had.
+    ...(body.relatedOrigins?.length ? { relatedOrigins: [...body.relatedOrigins] } : {}),
     challengeTtlSeconds: body.challengeTtlSeconds ?? 120,
     registrationTtlSeconds: body.registrationTtlSeconds ?? 300,
     userVerification: 'required',

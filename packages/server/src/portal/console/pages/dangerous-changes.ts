@@ -7,6 +7,7 @@ import { createInvite } from '../../../domain/console/create-invite.js';
 import { requireGrantableRole, type ConsolePermission } from '../../../domain/console/permissions.js';
 import { CONSOLE_ROLES, type ConsoleRole, type MemberRecord } from '../../../domain/console/ports.js';
 import { DomainError, notFound } from '../../../domain/errors.js';
+import { checkRelyingParty } from '../../../domain/policy/check-relying-party.js';
 import { putPolicy } from '../../../domain/policy/put-policy.js';
 import {
   deleteWebhookEndpoint,
@@ -38,7 +39,10 @@ export interface DangerousChange {
   /** What the role must be allowed to change; null for a member's own passkeys (every role). */
   permission: ConsolePermission | null;
   params: TSchema;
-  /** Refuses unknown or foreign targets, and what the member's role may not do, before any challenge is made. */
+  /**
+   * Refuses unknown or foreign targets, what the member's role may not do, and parameters the
+   * change would refuse, before any challenge is made.
+   */
   check(
     ctx: ConsoleContext,
     tenantId: string,
@@ -90,8 +94,10 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
   'policy.change': {
     permission: 'policy',
     params: PolicyBody,
-    check: async (_ctx, _tenantId, target) => {
+    check: async (_ctx, _tenantId, target, params) => {
       if (target !== 'policy') throw notFound('the policy');
+      // Refused now, not after the member's passkey approved a change that cannot be saved.
+      checkRelyingParty(params as PolicyBody);
     },
     execute: async (ctx, tenantId, _target, params: PolicyBody) => {
       const version = await putPolicy(ctx.deps, tenantId, params);
