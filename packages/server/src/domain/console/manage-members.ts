@@ -29,13 +29,15 @@ export async function removeMember(
 ): Promise<MemberRecord> {
   const member = await deps.store.console.members.get(tenantId, memberId);
   if (!member || member.removedAt !== null) throw notFound('the member');
-  const owners = (await deps.store.console.members.list(tenantId)).filter((m) => m.role === 'owner');
-  if (member.role === 'owner' && owners.length <= 1) {
-    throw new DomainError('conflict', 'the last owner cannot be removed; invite another owner first');
-  }
   const now = deps.clock.now();
   await deps.store.transaction(async (tx) => {
-    await tx.console.members.remove(tenantId, memberId, now);
+    // The last-owner rule is checked where the removal is written, so concurrent removals of
+    // two owners cannot both pass it.
+    const outcome = await tx.console.members.removeKeepingAnOwner(tenantId, memberId, now);
+    if (outcome === 'not_found') throw notFound('the member');
+    if (outcome === 'last_owner') {
+      throw new DomainError('conflict', 'the last owner cannot be removed; invite another owner first');
+    }
     await tx.console.sessions.revokeAllOfMember(memberId, now);
   });
   for (const passkey of await listMemberPasskeys(deps, settings, memberId)) {

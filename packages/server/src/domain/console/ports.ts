@@ -60,6 +60,12 @@ export interface ConsoleRepos {
     getAnyTenant(id: string): Promise<MemberRecord | undefined>;
     list(tenantId: string): Promise<MemberRecord[]>;
     remove(tenantId: string, id: string, at: number): Promise<boolean>;
+    /** Removes the member unless it is the last owner; serialized per tenant (inside a transaction). */
+    removeKeepingAnOwner(
+      tenantId: string,
+      id: string,
+      at: number,
+    ): Promise<'removed' | 'not_found' | 'last_owner'>;
   };
   invites: {
     insert(i: InviteRecord): Promise<void>;

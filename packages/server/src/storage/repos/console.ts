@@ -15,6 +15,7 @@ import type {
   Database,
 } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
+import { removeKeepingAnOwner } from './console-member-removal.js';
 import { changedAny, parseJson } from './rows.js';
 
 /** Console members, invites, sessions and audit log: the same queries in both dialects. */
@@ -43,6 +44,7 @@ export function createConsoleRepos(db: Kysely<Database>): ConsoleRepos {
             .orderBy('id')
             .execute()
         ).map((r) => toMember(r)!),
+      removeKeepingAnOwner: (tenantId, id, at) => removeKeepingAnOwner(db, tenantId, id, at),
       remove: async (tenantId, id, at) =>
         changedAny(
           await db
