@@ -93,6 +93,20 @@ describeEachDialect('single-use transitions of the API', (dialect) => {
     else expect(won.filter((w) => w !== current)).toContain(previous);
   });
 
+  it('a webhook secret rotation that read a secret since replaced writes nothing (the compare-and-set)', async () => {
+    const created = await s.request('POST', '/v1/webhooks/endpoints', {
+      url: 'http://127.0.0.1:9/stale',
+      events: ['receipt.created'],
+    });
+    const id: string = created.json.endpoint.id;
+    const endpoints = s.composed.deps.store.webhooks.endpoints;
+    const stale = (await endpoints.get(s.tenantId, id))!;
+    expect((await s.request('POST', `/v1/webhooks/endpoints/${id}/rotate-secret`, {})).status).toBe(200);
+    const change = { secretSealed: stale.secretSealed, secretCreatedAt: 1, updatedAt: 1 };
+    expect(await endpoints.update(s.tenantId, id, change, stale.secretSealed)).toBeUndefined();
+    expect((await endpoints.get(s.tenantId, id))!.secretSealed).not.toBe(stale.secretSealed);
+  });
+
   it('schedules one signing-key rotation when several are asked at once', async () => {
     const deps = s.composed.deps;
     const minimum = 2 * deps.signer.refreshMs + 1000;
