@@ -19,11 +19,27 @@ interface CompilerOptions {
 type BuildFromPool = (externalSchemas: unknown, options: CompilerOptions) => Compile;
 
 /**
- * `date-time` as ajv-formats checks it (RFC 3339: a real day of its month, hours below 24), and
- * also a time JavaScript can represent: RFC 3339 allows a leap second (`23:59:60Z`), which
- * Date.parse reads as NaN, and a NaN handed on to storage was a 500 on PostgreSQL.
+ * `utc-minute`: a browser's datetime-local value (`YYYY-MM-DDTHH:MM`), read as UTC, that names a
+ * real minute: `2026-02-30T25:61` matches the shape but is refused. The console's time fields.
  */
-function representableDateTime(ajv: FormatAjv): void {
+export const UTC_MINUTE = 'utc-minute';
+
+/** Epoch ms of a `utc-minute` value, or undefined when it names no real minute. */
+export function utcMinuteMs(text: string): number | undefined {
+  const parts = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(text)?.slice(1).map(Number);
+  if (!parts) return undefined;
+  const [year, month, day, hour, minute] = parts as [number, number, number, number, number];
+  const at = Date.UTC(year, month - 1, day, hour, minute);
+  return Number.isFinite(at) && new Date(at).toISOString().slice(0, 16) === text ? at : undefined;
+}
+
+/**
+ * Adds `utc-minute`, and makes `date-time` what ajv-formats checks (RFC 3339: a real day of its
+ * month, hours below 24) and also a time JavaScript can represent: RFC 3339 allows a leap second
+ * (`23:59:60Z`), which Date.parse reads as NaN, and a NaN handed on to storage was a 500 on PostgreSQL.
+ */
+function addTimeFormats(ajv: FormatAjv): void {
+  ajv.addFormat(UTC_MINUTE, { type: 'string', validate: (text) => utcMinuteMs(text) !== undefined });
   const rfc3339 = ajv.formats['date-time'] as
     ((text: string) => boolean) | { validate: (text: string) => boolean };
   const check = typeof rfc3339 === 'function' ? rfc3339 : rfc3339.validate;
@@ -45,7 +61,7 @@ function validatorsByPart(externalSchemas: unknown, given: CompilerOptions = {})
     ...given,
     onCreate: (ajv) => {
       given.onCreate?.(ajv);
-      representableDateTime(ajv);
+      addTimeFormats(ajv);
     },
   };
   const coercing = buildCompiler(externalSchemas, options);

@@ -11,8 +11,8 @@ import {
   getWebhookEndpoint,
   updateWebhookEndpoint,
 } from '../../../domain/webhooks/manage-webhook-endpoints.js';
-import { DomainError } from '../../../domain/errors.js';
 import type { App } from '../../../http/types.js';
+import { UTC_MINUTE, utcMinuteMs } from '../../../http/validators.js';
 import { html, type SafeHtml } from '../../html.js';
 import { action, audit, Form, page, type View } from '../routes.js';
 import { badge, dangerForm, empty, plainForm, when } from '../widgets.js';
@@ -24,24 +24,8 @@ const DeliveryParams = Type.Object({
   deliveryId: Type.String({ pattern: '^dlv_[0-9A-HJKMNP-TV-Z]{26}$' }),
 });
 const Empty = Form({});
-const RecoverForm = Form({ since: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}$' }) });
-
-/**
- * `YYYY-MM-DDTHH:MM` (a datetime-local field, read as UTC) → epoch ms, refused unless it names a
- * real minute (`2026-02-30T25:61` is a 400 before anything is done, not a NaN acted upon).
- */
-export function parseUtcMinute(text: string, field: string): number {
-  const [year, month, day, hour, minute] = (text.match(/\d+/g) ?? []).map(Number);
-  const at = Date.UTC(year!, month! - 1, day!, hour!, minute!);
-  if (!Number.isFinite(at) || new Date(at).toISOString().slice(0, 16) !== text) {
-    throw new DomainError(
-      'invalid_request',
-      `${field.slice(1)}: ${JSON.stringify(text)} is not a real date and time`,
-      [{ field, message: 'not a real date and time (YYYY-MM-DDTHH:MM, UTC)' }],
-    );
-  }
-  return at;
-}
+/** A real minute (`utc-minute`): an impossible date is a 400 before anything is requeued. */
+const RecoverForm = Form({ since: Type.String({ format: UTC_MINUTE }) });
 
 function attempts(d: WebhookDelivery): SafeHtml {
   if (d.attempts.length === 0) return html`<span class="muted">no attempt yet</span>`;
@@ -192,7 +176,7 @@ export function webhookEndpointPages(app: App): void {
     { body: RecoverForm, params: EndpointParams },
     'webhooks',
     async ({ view, params, body }) => {
-      const since = parseUtcMinute(body.since, '/since');
+      const since = utcMinuteMs(body.since)!;
       const { requeued } = await recoverWebhookDeliveries(view.ctx.deps, view.tenantId, params.id, since);
       await audit(view, 'webhook.recover', params.id, { since: new Date(since).toISOString(), requeued });
       return back(params.id);
