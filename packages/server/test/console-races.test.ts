@@ -1,15 +1,17 @@
 /**
  * "Only once" transitions of the console under concurrent requests, on both databases (issue 34
  * §2): an invite is accepted once, a passkey approval executes its change once, two approved
- * rotations of one key yield one successor, and removing owners at once never leaves a tenant
- * without one.
+ * rotations of one key yield one successor, and removing owners (or a member's passkeys) at once
+ * never leaves a tenant without an owner (or a member without a passkey).
  */
 import { expect, it } from 'vitest';
 import type { ConsoleSettings } from '../src/domain/console/console-settings.js';
 import { createInvite } from '../src/domain/console/create-invite.js';
 import type { ConsoleRole } from '../src/domain/console/ports.js';
+import { listMemberPasskeys } from '../src/domain/console/manage-members.js';
 import { ConsoleClient } from './support/console-client.js';
 import { describeEachDialect } from './support/each-dialect.js';
+import { SoftAuthenticator } from './support/soft-authenticator.js';
 import { useTestService } from './support/test-service.js';
 
 const RACERS = 6;
@@ -87,6 +89,26 @@ describeEachDialect('console single-use transitions', (dialect) => {
     const results = await Promise.all(bodies.map((b) => owner.post('/console/api/approvals', b)));
     expect(results.map((r) => r.status).sort()).toEqual([200, ...Array<number>(RACERS - 1).fill(409)]);
     expect((await s.testStore.rows('api_keys')).filter((k) => k.name === 'twice-approved')).toHaveLength(2);
+  });
+
+  it("never removes a member's last passkey, even when both of two are removed at the same time", async () => {
+    const owner = await member('owner', 'Passkey remover');
+    const dev = await member('developer', 'Two passkeys');
+    const options = await dev.post('/console/api/passkeys/options', {});
+    const second = new SoftAuthenticator('localhost', (await settings()).origin);
+    const added = await dev.post('/console/api/passkeys', {
+      registrationId: options.json.registrationId,
+      credential: second.register({ challenge: options.json.publicKey.challenge }),
+    });
+    expect(added.status, added.body).toBe(200);
+    const memberId = String(added.json.credential.subject).slice('console:'.length);
+    const passkeys = await listMemberPasskeys(s.composed.deps, await settings(), memberId);
+    expect(passkeys).toHaveLength(2);
+    const results = await Promise.all(
+      passkeys.map((p) => owner.form(`/console/members/${memberId}/passkeys/${p.id}/remove`, [])),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([303, 409]);
+    expect(await listMemberPasskeys(s.composed.deps, await settings(), memberId)).toHaveLength(1);
   });
 
   it('never removes the last owner, even when two owners are removed at the same time', async () => {

@@ -42,3 +42,15 @@ export async function removeKeepingAnOwner(
     .execute();
   return 'removed';
 }
+
+/** An UPDATE that changes nothing: the member's row lock for the rest of the transaction. */
+export async function lockMember(db: Kysely<Database>, tenantId: string, id: string): Promise<boolean> {
+  const result = await db
+    .updateTable('console_members')
+    .set((eb) => ({ display_name: eb.ref('display_name') }))
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('removed_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

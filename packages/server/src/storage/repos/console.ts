@@ -15,7 +15,7 @@ import type {
   Database,
 } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
-import { removeKeepingAnOwner } from './console-member-removal.js';
+import { lockMember, removeKeepingAnOwner } from './console-member-removal.js';
 import { changedAny, parseJson } from './rows.js';
 
 /** Console members, invites, sessions and audit log: the same queries in both dialects. */
@@ -45,6 +45,7 @@ export function createConsoleRepos(db: Kysely<Database>): ConsoleRepos {
             .execute()
         ).map((r) => toMember(r)!),
       removeKeepingAnOwner: (tenantId, id, at) => removeKeepingAnOwner(db, tenantId, id, at),
+      lock: (tenantId, id) => lockMember(db, tenantId, id),
       remove: async (tenantId, id, at) =>
         changedAny(
           await db
