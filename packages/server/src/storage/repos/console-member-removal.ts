@@ -1,6 +1,18 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 
+/** Removes an active member; false when there is none (a compare-and-set on removed_at). */
+export async function removeMember(db: Kysely<Database>, tenantId: string, id: string, at: number) {
+  const result = await db
+    .updateTable('console_members')
+    .set({ removed_at: at })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('removed_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /**
  * Removes a member unless it is the tenant's last owner; run inside a transaction. Removals of one
  * tenant are serialized on the tenant's row: on PostgreSQL (READ COMMITTED) the UPDATE below, which

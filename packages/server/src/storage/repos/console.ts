@@ -15,7 +15,7 @@ import type {
   Database,
 } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
-import { lockMember, removeKeepingAnOwner } from './console-member-removal.js';
+import { lockMember, removeKeepingAnOwner, removeMember } from './console-member-removal.js';
 import { changedAny, parseJson } from './rows.js';
 
 /** Console members, invites, sessions and audit log: the same queries in both dialects. */
@@ -46,16 +46,7 @@ export function createConsoleRepos(db: Kysely<Database>): ConsoleRepos {
         ).map((r) => toMember(r)!),
       removeKeepingAnOwner: (tenantId, id, at) => removeKeepingAnOwner(db, tenantId, id, at),
       lock: (tenantId, id) => lockMember(db, tenantId, id),
-      remove: async (tenantId, id, at) =>
-        changedAny(
-          await db
-            .updateTable('console_members')
-            .set({ removed_at: at })
-            .where('tenant_id', '=', tenantId)
-            .where('id', '=', id)
-            .where('removed_at', 'is', null)
-            .executeTakeFirst(),
-        ),
+      remove: (tenantId, id, at) => removeMember(db, tenantId, id, at),
     },
     invites: createInviteRepo(db),
     sessions: createSessionRepo(db),
