@@ -68,6 +68,25 @@ describeEachDialect('duplicate JSON members', (dialect) => {
     expect(await snapshot()).toEqual(before);
   });
 
+  it('refuses a deeply nested body with a 4xx, never a 500 (the check does not recurse)', async () => {
+    const depth = 100_000;
+    const bodies = [
+      '{"a":'.repeat(depth) + '1' + '}'.repeat(depth),
+      '{"a":'.repeat(depth) + '{"b":1,"b":2}' + '}'.repeat(depth),
+      `{"x":${'['.repeat(depth)}${']'.repeat(depth)}}`,
+    ];
+    for (const payload of bodies) {
+      const res = await s.composed.app.inject({
+        method: 'POST',
+        url: '/v1/presence/challenge',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        payload,
+      });
+      expect(res.statusCode, res.body.slice(0, 200)).toBe(400);
+      expect(res.json().code).toBe('invalid_request');
+    }
+  });
+
   it('still accepts the same name in two different objects', async () => {
     const res = await s.request(
       'POST',

@@ -23,4 +23,12 @@ describe('findDuplicateMember', () => {
     expect(check('{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}]}')).toBeUndefined();
     expect(check('{"a":{"a":{"a":1,"a":1}}}')).toEqual({ name: 'a', pointer: '/a/a' });
   });
+
+  it('follows a body nested deeper than the stack without overflowing it', () => {
+    const depth = 200_000;
+    expect(check('['.repeat(depth) + ']'.repeat(depth))).toBeUndefined();
+    expect(check('{"a":'.repeat(depth) + '1' + '}'.repeat(depth))).toBeUndefined();
+    const deepDuplicate = '{"a":'.repeat(depth) + '{"b":1,"b":2}' + '}'.repeat(depth);
+    expect(check(deepDuplicate)).toEqual({ name: undefined, pointer: '' });
+  });
 });

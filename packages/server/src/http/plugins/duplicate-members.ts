@@ -10,7 +10,8 @@ import { parse, type AnyNode } from '@humanwhocodes/momoa';
  * for clientDataJSON) find which name is repeated, and where.
  */
 export interface DuplicateMember {
-  name: string;
+  /** Undefined when the body nests deeper than the search can follow (the counts still differ). */
+  name: string | undefined;
   /** JSON Pointer of the object holding it ('' for the top level). */
   pointer: string;
 }
@@ -19,7 +20,13 @@ export interface DuplicateMember {
 export function findDuplicateMember(text: string, value: unknown): DuplicateMember | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   if (membersInText(text) === membersInValue(value)) return undefined;
-  return firstDuplicate(parse(text, { mode: 'json' }).body, '');
+  try {
+    return firstDuplicate(parse(text, { mode: 'json' }).body, '');
+  } catch (error) {
+    // momoa and the search recurse; a body nested deeper than the stack still has a duplicate.
+    if (error instanceof RangeError) return { name: undefined, pointer: '' };
+    throw error;
+  }
 }
 
 const BACKSLASH = 0x5c;
@@ -47,14 +54,23 @@ function isEscaped(text: string, quote: number): boolean {
   return slashes % 2 === 1;
 }
 
+/** Members of every object in the value, counted without recursion (a body may nest deeply). */
 function membersInValue(value: unknown): number {
-  if (typeof value !== 'object' || value === null) return 0;
   let count = 0;
-  if (Array.isArray(value)) {
-    for (const item of value) count += membersInValue(item);
-    return count;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next !== 'object' || next === null) continue;
+    if (Array.isArray(next)) {
+      for (const item of next) if (typeof item === 'object' && item !== null) pending.push(item);
+      continue;
+    }
+    for (const key in next) {
+      count++;
+      const item = (next as Record<string, unknown>)[key];
+      if (typeof item === 'object' && item !== null) pending.push(item);
+    }
   }
-  for (const key in value) count += 1 + membersInValue((value as Record<string, unknown>)[key]);
   return count;
 }
 

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import secureJsonParse from 'secure-json-parse';
 import { DomainError } from '../../domain/errors.js';
 import type { App } from '../types.js';
-import { findDuplicateMember } from './duplicate-members.js';
+import { findDuplicateMember, type DuplicateMember } from './duplicate-members.js';
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -45,15 +45,21 @@ export function parseJsonBody(contentType: string | undefined, body: Buffer): un
     throw new DomainError('invalid_request', 'the body is not valid JSON', [], { cause: error });
   }
   const duplicate = findDuplicateMember(text, value);
-  if (duplicate) {
-    const name = JSON.stringify(
-      duplicate.name.length > 64 ? `${duplicate.name.slice(0, 64)}…` : duplicate.name,
-    );
-    throw new DomainError('invalid_request', `body: duplicate member ${name}`, [
-      { field: `body${duplicate.pointer}`, message: `has the member ${name} more than once` },
-    ]);
-  }
+  if (duplicate) throw duplicateMemberProblem(duplicate);
   return value;
+}
+
+function duplicateMemberProblem({ name, pointer }: DuplicateMember): DomainError {
+  if (name === undefined) {
+    return new DomainError(
+      'invalid_request',
+      'body: a member name appears twice in one object, nested too deeply to say which',
+    );
+  }
+  const quoted = JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);
+  return new DomainError('invalid_request', `body: duplicate member ${quoted}`, [
+    { field: `body${pointer}`, message: `has the member ${quoted} more than once` },
+  ]);
 }
 
 /** Replaces Fastify's JSON parser with the strict one above, for every route of the app. */
