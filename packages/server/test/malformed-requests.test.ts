@@ -1,7 +1,9 @@
 /**
  * Bad input never reaches a 500 and never changes stored data: a few hundred generated
  * malformed requests against every route of the OpenAPI document, each answered with a 4xx
- * problem+json that names the problem.
+ * problem+json that names the problem. The console, hidden from that document, has its own
+ * fuzz in malformed-console-requests.test.ts; duplicate JSON members on every route are in
+ * duplicate-members.test.ts.
  */
 import fc from 'fast-check';
 import { beforeAll, expect, it } from 'vitest';

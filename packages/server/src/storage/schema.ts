@@ -22,6 +22,8 @@ export type ApiKeysTable = {
   last_used_at: number | null;
   expires_at: number | null;
   revoked_at: number | null;
+  /** The key its one rotation issued; null while never rotated (migration 0015). */
+  rotated_to: string | null;
 };
 
 export type PoliciesTable = {

@@ -88,13 +88,14 @@ describeEachDialect(
       expect(page.map((c) => c.id)).toEqual([a1!.id, b1!.id]);
     });
 
-    it('credentials.revoke: returns the row, keeps the first time, tenant-scoped', async () => {
+    it('credentials.revoke: a compare-and-set that returns the row once, keeps the first time, tenant-scoped', async () => {
       const { tenant, policy } = await seedTenant(db.store, records);
       const other = await seedTenant(db.store, records);
       const c = await enrol(db.store, tenant.id, policy.id);
       expect(await db.store.credentials.revoke(other.tenant.id, c.id, T0 + 1)).toBeUndefined();
       expect(await db.store.credentials.revoke(tenant.id, c.id, T0 + 5)).toEqual({ ...c, revokedAt: T0 + 5 });
-      expect(await db.store.credentials.revoke(tenant.id, c.id, T0 + 9)).toEqual({ ...c, revokedAt: T0 + 5 });
+      expect(await db.store.credentials.revoke(tenant.id, c.id, T0 + 9)).toBeUndefined();
+      expect(await db.store.credentials.get(tenant.id, c.id)).toEqual({ ...c, revokedAt: T0 + 5 });
       expect(await db.store.credentials.revoke(tenant.id, 'cred_missing', T0)).toBeUndefined();
     });
 

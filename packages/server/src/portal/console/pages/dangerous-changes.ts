@@ -159,7 +159,8 @@ export function resolveChange(
   kind: string,
   params: unknown,
 ): { change: DangerousChange; params: Record<string, unknown> } {
-  const change = DANGEROUS_CHANGES[kind];
+  // Own members only: `__proto__`, `constructor` or `toString` are unknown kinds, not Object's.
+  const change = Object.hasOwn(DANGEROUS_CHANGES, kind) ? DANGEROUS_CHANGES[kind] : undefined;
   if (!change)
     throw new DomainError('invalid_request', `unknown change ${kind}`, [
       { field: '/kind', message: 'unknown' },
