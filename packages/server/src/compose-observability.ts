@@ -52,6 +52,7 @@ export async function composeObservability(config: Config, logger: Logger | fals
       perKey: limiters.create('key', config.rateLimits.perKey),
       perTenant: limiters.create('tenant', config.rateLimits.perTenant),
       failedAuthPerAddress: limiters.create('address', config.rateLimits.failedAuthPerAddress),
+      linksPerAddress: limiters.create('links', config.rateLimits.linksPerAddress),
     },
     storeOptions: {
       tracer: tracing?.tracer,
