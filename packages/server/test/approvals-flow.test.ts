@@ -4,36 +4,15 @@
  */
 import { computeActionHashSync as computeActionHash, verifyReceipt } from '@presence/sdk/node';
 import { expect, it } from 'vitest';
+import { ceremony, tokenOf } from './support/approvals.js';
 import { describeEachDialect } from './support/each-dialect.js';
 import type { SoftAuthenticator } from './support/soft-authenticator.js';
-import { ORIGIN, useTestService, type TestService } from './support/test-service.js';
+import { ORIGIN, useTestService } from './support/test-service.js';
 import { canonicalJson } from '@presence/sdk';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 
 const action = { type: 'payout', amount: '250.00', currency: 'EUR', iban: 'DE89370400440532013000' };
 const env = { PRESENCE_PUBLIC_ORIGIN: ORIGIN, PRESENCE_RATE_LIMIT_LINKS_PER_MINUTE: '0' };
-
-export function tokenOf(approvalUrl: string): string {
-  return approvalUrl.slice(`${ORIGIN}/approve/`.length);
-}
-
-/** Runs one ceremony of the hosted page with `who`'s authenticator. */
-export async function ceremony(
-  s: TestService,
-  token: string,
-  intent: 'approve' | 'reject',
-  who: SoftAuthenticator,
-) {
-  const options = await s.request('POST', `/approve/${token}/options`, { intent }, '');
-  if (options.status !== 200) return options;
-  const assertion = who.assert({ challenge: options.json.publicKey.challenge });
-  return s.request(
-    'POST',
-    `/approve/${token}/decide`,
-    { challengeId: options.json.challengeId, assertion },
-    '',
-  );
-}
 
 describeEachDialect('approvals over HTTP', (dialect) => {
   const s = useTestService(dialect, { env });
