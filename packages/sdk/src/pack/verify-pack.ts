@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  PACK_APPROVALS_FILE,
   PACK_DATA_FILES,
   PACK_LOG_FILES,
   PACK_MANIFEST_FILE,
@@ -25,6 +26,11 @@ function hasLog(manifest: ExportManifest | null): boolean {
   return manifest?.files.some((f) => f.name === PACK_LOG_FILES[0]) ?? false;
 }
 
+/** A pack has approvals.ndjson when its signed manifest lists it (an approval set in its range). */
+function hasApprovals(manifest: ExportManifest | null): boolean {
+  return manifest?.files.some((f) => f.name === PACK_APPROVALS_FILE) ?? false;
+}
+
 /**
  * Verifies an export pack offline (a path or the zip's bytes), trusting only the keys you pass:
  * pinned PEMs or the service's published keys. The keys inside trust.snapshot.json are never a
@@ -45,7 +51,11 @@ export async function verifyPack(source: string | Uint8Array, roots: TrustRoots 
   try {
     list.pass('zip', `${zip.names.length} entries`);
     manifest = await checkManifest(list, zip, trustedKeys(roots));
-    checkFileSet(list, zip.names, hasLog(manifest) ? [...BASE_FILES, ...PACK_LOG_FILES] : BASE_FILES);
+    checkFileSet(list, zip.names, [
+      ...BASE_FILES,
+      ...(hasLog(manifest) ? PACK_LOG_FILES : []),
+      ...(hasApprovals(manifest) ? [PACK_APPROVALS_FILE] : []),
+    ]);
     receipts = await checkContents(list, zip, manifest, trustedKeys(roots), roots);
   } catch (error) {
     list.fail('pack', `verification stopped: ${(error as Error).message}`);
@@ -116,6 +126,13 @@ async function checkContents(
     checkFile(list, manifest, name, actual);
   }
   if (summary) reportReceipts(list, tally, manifest, summary);
+  if (hasApprovals(manifest) && zip.names.includes(PACK_APPROVALS_FILE)) {
+    const bytes = await zip.read(PACK_APPROVALS_FILE, MAX_JSON_BYTES);
+    checkFile(list, manifest, PACK_APPROVALS_FILE, {
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      bytes: bytes.length,
+    });
+  }
   await checkLog(list, zip, manifest, logged, roots);
   return summary?.count ?? 0;
 }
