@@ -3,6 +3,8 @@ import type { Deps } from '../deps.js';
 import { DomainError, notFound } from '../errors.js';
 import { recordEvent } from '../events/record-event.js';
 import { viewOf } from './read-approval.js';
+import type { ApprovalActor } from './create-approval.js';
+import { recordAudit } from '../console/record-audit.js';
 
 type CancelDeps = Pick<Deps, 'store' | 'clock' | 'random' | 'approvalWaiters'>;
 
@@ -14,6 +16,7 @@ export async function cancelApproval(
   deps: CancelDeps,
   tenantId: string,
   approvalId: string,
+  actor: ApprovalActor,
 ): Promise<Approval> {
   const view = await deps.store.transaction(async (tx) => {
     const approval = await tx.approvals.approvals.get(tenantId, approvalId);
@@ -29,6 +32,14 @@ export async function cancelApproval(
     await tx.approvals.uniqueActions.release(tenantId, approval.actionHashHex, approval.id);
     const cancelled = await viewOf(deps, tx, { ...approval, status: 'cancelled', decidedAt: now });
     await recordEvent(deps, tx, tenantId, 'approval.cancelled', cancelled);
+    const detail = { apiKeyId: actor.apiKeyId, actionHashHex: approval.actionHashHex };
+    await recordAudit(deps, tx, {
+      tenantId,
+      memberId: null,
+      action: 'approval.cancelled',
+      target: approvalId,
+      detail,
+    });
     return cancelled;
   });
   deps.approvalWaiters.signal(approvalId);

@@ -7,8 +7,14 @@ import { toApprovalView } from './approval-view.js';
 import { newBindingCode, newLinkToken } from './link-token.js';
 import type { ApprovalRecord, ApproverRecord } from './ports.js';
 import { claimUniqueAction, uniqueActionsOn } from './unique-actions.js';
+import { recordAudit } from '../console/record-audit.js';
 
 export const DEFAULT_APPROVAL_TTL_SECONDS = 900;
+
+/** Who made a change to an approval, for the audit log. */
+export interface ApprovalActor {
+  apiKeyId: string;
+}
 
 /** Where the hosted pages live: `<publicOrigin>/approve/<token>`, `<publicOrigin>/enroll/<token>`. */
 export interface LinkSettings {
@@ -27,6 +33,7 @@ export async function createApproval(
   tenantId: string,
   input: CreateApprovalBody,
   links: LinkSettings,
+  actor: ApprovalActor,
 ) {
   const actionJson = canonicalJson(input.action);
   checkApprovalInput(input, Buffer.byteLength(actionJson, 'utf8'));
@@ -66,6 +73,18 @@ export async function createApproval(
     await claimUniqueAction(deps, tx, tenantId, actionHashHex, holder, unique);
     await tx.approvals.approvals.insert(approval);
     await tx.approvals.approvers.insertAll(approvers);
+    await recordAudit(deps, tx, {
+      tenantId,
+      memberId: null,
+      action: 'approval.created',
+      target: approval.id,
+      detail: {
+        apiKeyId: actor.apiKeyId,
+        actionHashHex,
+        approvers: input.approvers,
+        required: approval.required,
+      },
+    });
   });
   const view = toApprovalView(approval, approvers, undefined, now);
   return {

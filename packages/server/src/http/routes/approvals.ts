@@ -20,6 +20,11 @@ import type { RouteDeps } from './route-deps.js';
 
 const tags = ['approvals'];
 
+/** The API key behind the request, for the audit log (the auth plugin guarantees one here). */
+function actorOf(request: { auth: { keyId: string } | null }) {
+  return { apiKeyId: request.auth?.keyId ?? 'unknown' };
+}
+
 /** The approvals API of contract §13 (docs/approvals.md). */
 export function approvalRoutes(app: App, { cursors, links }: RouteDeps): void {
   app.post('/v1/approvals', {
@@ -31,7 +36,9 @@ export function approvalRoutes(app: App, { cursors, links }: RouteDeps): void {
       response: { 201: ApprovalCreated, ...problemResponses },
     },
     handler: async (request, reply) =>
-      reply.code(201).send(await createApproval(request.deps, tenantOf(request), request.body, links)),
+      reply
+        .code(201)
+        .send(await createApproval(request.deps, tenantOf(request), request.body, links, actorOf(request))),
   });
 
   app.get('/v1/approvals/:approvalId', {
@@ -73,6 +80,7 @@ export function approvalRoutes(app: App, { cursors, links }: RouteDeps): void {
       querystring: NoQuery,
       response: { 200: Approval, ...problemResponses },
     },
-    handler: async (request) => cancelApproval(request.deps, tenantOf(request), request.params.approvalId),
+    handler: async (request) =>
+      cancelApproval(request.deps, tenantOf(request), request.params.approvalId, actorOf(request)),
   });
 }
