@@ -164,6 +164,7 @@ describeEachDialect('approvals over HTTP', (dialect) => {
       [{ action, approvers: ['x', 'y'], initiator: 'y' }, '/initiator'],
       [{ action: { blob: 'z'.repeat(17_000) }, approvers: ['x'] }, '/action'],
       [{ action: [1], approvers: ['x'] }, 'action'],
+      [{ action: { a: JSON.parse('['.repeat(40) + ']'.repeat(40)) }, approvers: ['x'] }, '/action'],
       [{ action, approvers: [] }, 'approvers'],
       [{ action, approvers: ['x'], expiresInSeconds: 59 }, 'expiresInSeconds'],
       [{ action, approvers: ['x'], title: 't'.repeat(121) }, 'title'],
@@ -173,6 +174,14 @@ describeEachDialect('approvals over HTTP', (dialect) => {
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
       expect(JSON.stringify(res.json.errors ?? res.json.detail)).toContain(field);
     }
+    const deep = await s.composed.app.inject({
+      method: 'POST',
+      url: '/v1/approvals',
+      headers: { authorization: `Bearer ${s.apiKey}`, 'content-type': 'application/json' },
+      payload: `{"approvers":["x"],"action":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`,
+    });
+    expect(deep.statusCode).toBe(400);
+    expect(deep.json().errors[0].field).toBe('/action');
     const list = await s.request('GET', '/v1/approvals?limit=1000');
     expect(
       list.json.data.every((a: { approvers: { subject: string }[] }) => a.approvers[0]?.subject !== 'x'),

@@ -24,6 +24,8 @@ export const ApproverDecision = Type.Union([Type.Literal('approved'), Type.Liter
 export const MAX_APPROVERS = 20;
 export const MAX_APPROVAL_TITLE = 120;
 export const MAX_ACTION_BYTES = 16 * 1024;
+/** The deepest nesting of objects and arrays an action may have (the action object is depth 1). */
+export const MAX_ACTION_DEPTH = 32;
 
 export const CreateApprovalBody = Type.Object(
   {

@@ -1,4 +1,4 @@
-import { MAX_ACTION_BYTES, type CreateApprovalBody } from '@presence/contract';
+import { MAX_ACTION_BYTES, MAX_ACTION_DEPTH, type CreateApprovalBody } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { canonicalJson, sha256Hex, toIso } from '../encoding.js';
 import { DomainError, type FieldError } from '../errors.js';
@@ -35,6 +35,7 @@ export async function createApproval(
   links: LinkSettings,
   actor: ApprovalActor,
 ) {
+  checkActionDepth(input.action);
   const actionJson = canonicalJson(input.action);
   checkApprovalInput(input, Buffer.byteLength(actionJson, 'utf8'));
   const actionHashHex = sha256Hex(actionJson);
@@ -123,5 +124,22 @@ function checkApprovalInput(input: CreateApprovalBody, actionBytes: number): voi
       errors.map((e) => `${e.field}: ${e.message}`).join('; '),
       errors,
     );
+  }
+}
+
+/**
+ * Refuses an action nested deeper than MAX_ACTION_DEPTH before anything recurses over it (an
+ * action of a million nested arrays fits in a body and would exhaust the stack). Iterative.
+ */
+function checkActionDepth(action: object): void {
+  const stack: [unknown, number][] = [[action, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_ACTION_DEPTH) {
+      const message = `nested more than ${MAX_ACTION_DEPTH} levels deep`;
+      throw new DomainError('invalid_request', `/action: ${message}`, [{ field: '/action', message }]);
+    }
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
   }
 }
