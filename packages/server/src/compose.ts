@@ -26,7 +26,7 @@ import { createWebhookJob } from './worker/deliver-webhooks.js';
 import { createWebhookTransport } from './worker/webhook-transport.js';
 import { createClosePeriodsJob } from './worker/close-periods-job.js';
 import { createIdempotencyCleanupJob } from './worker/idempotency-cleanup-job.js';
-import { createApprovalExpiryJob } from './worker/approval-expiry-job.js';
+import { createApprovalExpiryJob, createApprovalRecoveryJob } from './worker/approval-expiry-job.js';
 import { createRetentionJob } from './worker/retention-job.js';
 import { createReceiptLogJob } from './worker/receipt-log-job.js';
 import { DEFAULT_BILLING_SETTINGS, type BillingSettings } from './domain/billing/billing-settings.js';
@@ -208,6 +208,7 @@ export async function composeWith(
     createClosePeriodsJob(deps),
     createIdempotencyCleanupJob(deps),
     createApprovalExpiryJob(deps),
+    createApprovalRecoveryJob(deps),
     createRetentionJob(deps, config.retention, logger),
     createReceiptLogJob(deps, {
       intervalMs: config.logCheckpointIntervalMs,

@@ -120,4 +120,47 @@ describeEachDialect('approval events and recovery', (dialect) => {
     );
     expect(again.json).toMatchObject({ recorded: true, state: { status: 'approved' } });
   });
+
+  it('the recovery job records a decision nobody posted again, after a grace period, once', async () => {
+    const dana = (await s.enroll('job-dana')).authenticator;
+    await s.enroll('job-erin');
+    const created = await s.request('POST', '/v1/approvals', {
+      action: { n: 'job' },
+      approvers: ['job-dana', 'job-erin'],
+      required: 2,
+    });
+    const token = tokenOf(created.json.approvalUrl);
+    const verifiedDirectly = async () => {
+      const options = await s.request('POST', `/approve/${token}/options`, { intent: 'approve' }, '');
+      const assertion = dana.assert({ challenge: options.json.publicKey.challenge });
+      const res = await s.request('POST', '/v1/presence/verify', {
+        challengeId: options.json.challengeId,
+        assertion,
+      });
+      expect(res.json.decision).toBe('PRESENCE_VERIFIED');
+      return res.json.receiptId as string;
+    };
+    const first = await verifiedDirectly();
+    const second = await verifiedDirectly();
+    const job = s.composed.jobs.find((j) => j.name === 'approval-recovery')!;
+    await job.run();
+    let read = await s.request('GET', `/v1/approvals/${created.json.approvalId}`);
+    expect(read.json.approvers[0].decision).toBeNull();
+    s.clock.advance(31);
+    try {
+      expect(await job.run()).toBe(false);
+      read = await s.request('GET', `/v1/approvals/${created.json.approvalId}`);
+      expect(read.json.approvers[0]).toMatchObject({ decision: 'approved', receiptId: first });
+      expect(read.json.status).toBe('pending');
+      const rows = await s.testStore.store.approvals.challenges.listUnrecorded(
+        s.clock.now(),
+        s.clock.now(),
+        10,
+      );
+      expect(rows.filter((r) => r.approvalId === created.json.approvalId)).toEqual([]);
+      expect(second).not.toBe(first);
+    } finally {
+      s.clock.advance(-31);
+    }
+  });
 });

@@ -119,6 +119,12 @@ export interface ApprovalSetRepo {
 export interface ApprovalChallengeRepo {
   insert(c: ApprovalChallengeRecord): Promise<void>;
   get(tenantId: string, challengeId: string): Promise<ApprovalChallengeRecord | undefined>;
+  /**
+   * Ceremony challenges verified before `verifiedBefore` whose decision was never recorded though
+   * it still could be: the approval is pending and unexpired at `now`, and the receipt's subject is
+   * an approver who has not decided (not the initiator). Oldest first, across tenants.
+   */
+  listUnrecorded(now: number, verifiedBefore: number, limit: number): Promise<ApprovalChallengeRecord[]>;
 }
 
 export interface EnrollmentLinkRepo {

@@ -61,6 +61,7 @@ const STATEMENTS = [
     created_at INTEGER NOT NULL,
     CONSTRAINT approval_challenges_pkey PRIMARY KEY (challenge_id)
   )`,
+  `CREATE INDEX approval_challenges_approval_idx ON approval_challenges (approval_id)`,
   `CREATE TABLE enrollment_links (
     id TEXT PRIMARY KEY,
     tenant_id TEXT NOT NULL REFERENCES tenants (id),
