@@ -9,6 +9,7 @@ export { computeActionHash } from './compute-action-hash.js';
 export { createPresenceClient } from './client/create-presence-client.js';
 export type { PresenceClient, PresenceClientOptions } from './client/create-presence-client.js';
 export type { ExportDownload } from './client/build-presence-resources.js';
+export type { WaitOptions } from './client/build-approval-resources.js';
 export { PresenceApiError, PresenceNetworkError } from './client/errors.js';
 export type { FieldProblem } from './client/errors.js';
 export { newIdempotencyKey } from './client/http-transport.js';

@@ -54,6 +54,7 @@ export async function composeObservability(config: Config, logger: Logger | fals
       failedAuthPerAddress: limiters.create('address', config.rateLimits.failedAuthPerAddress),
       signInPerAddress: limiters.create('sign-in', config.rateLimits.signInPerAddress),
       signInTotal: limiters.create('sign-in-total', config.rateLimits.signInTotal),
+      linksPerAddress: limiters.create('links', config.rateLimits.linksPerAddress),
     },
     storeOptions: {
       tracer: tracing?.tracer,

@@ -26,11 +26,13 @@ import { createWebhookJob } from './worker/deliver-webhooks.js';
 import { createWebhookTransport } from './worker/webhook-transport.js';
 import { createClosePeriodsJob } from './worker/close-periods-job.js';
 import { createIdempotencyCleanupJob } from './worker/idempotency-cleanup-job.js';
+import { createApprovalExpiryJob, createApprovalRecoveryJob } from './worker/approval-expiry-job.js';
 import { createRetentionJob } from './worker/retention-job.js';
 import { createReceiptLogJob } from './worker/receipt-log-job.js';
 import { DEFAULT_BILLING_SETTINGS, type BillingSettings } from './domain/billing/billing-settings.js';
 import { cryptoRandom } from './crypto-random.js';
 import { createHeapBudget } from './heap-budget.js';
+import { createApprovalWaiters } from './domain/approvals/approval-waiters.js';
 import { composeObservability, type Observability } from './compose-observability.js';
 import type { Metrics } from './observability/create-metrics.js';
 import type { StoreOptions } from './storage/open-database.js';
@@ -143,6 +145,7 @@ export async function depsFromStore(
     billing,
     logOrigin,
     heapBudget: createHeapBudget(),
+    approvalWaiters: createApprovalWaiters(),
   };
 }
 
@@ -178,6 +181,7 @@ export async function composeWith(
     previousCursorKey: config.previousMasterKey && deriveKey(config.previousMasterKey, 'cursor'),
     isDraining: () => draining,
     console: consoleOptions(config),
+    publicOrigin: config.publicOrigin,
     plugins: [
       problemPages,
       portal({ demoTenantId: devTenantId }),
@@ -203,6 +207,8 @@ export async function composeWith(
     webhookJob,
     createClosePeriodsJob(deps),
     createIdempotencyCleanupJob(deps),
+    createApprovalExpiryJob(deps),
+    createApprovalRecoveryJob(deps),
     createRetentionJob(deps, config.retention, logger),
     createReceiptLogJob(deps, {
       intervalMs: config.logCheckpointIntervalMs,

@@ -58,6 +58,13 @@ export const PolicyBody = Type.Object(
         default: 'reject-regression',
       }),
     ),
+    uniqueActions: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'true: a challenge or approval for an action hash that already has a PRESENCE_VERIFIED receipt or an approved approval answers 409 action_already_approved',
+      }),
+    ),
   },
   { $id: 'PolicyBody', additionalProperties: false },
 );
@@ -83,6 +90,8 @@ export const PolicyRules = Type.Object(
       aaguidAllowlist: Type.Array(Type.String()),
     }),
     counter: Type.String(),
+    /** Absent in versions written before the rule existed, and whenever it is off. */
+    uniqueActions: Type.Optional(Type.Boolean()),
   },
   { $id: 'PolicyRules' },
 );

@@ -8,11 +8,9 @@
 import { createHash } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import type { ExportManifest, ServiceKey } from '#contract';
+import { PACK_APPROVALS_FILE, type ExportManifest, type ServiceKey } from '#contract';
 import { verifyApprovalSet } from '../verify-approval-set.js';
 import type { CheckList, Tally } from './pack-checks.js';
-
-export const PACK_APPROVALS_FILE = 'approvals.ndjson';
 
 /** A pack has approval sets when its signed manifest lists the file; older packs have none. */
 export function hasApprovals(manifest: ExportManifest | null): boolean {

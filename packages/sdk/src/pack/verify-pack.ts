@@ -1,17 +1,13 @@
 import { createHash } from 'node:crypto';
 import {
+  PACK_APPROVALS_FILE,
   PACK_DATA_FILES,
   PACK_LOG_FILES,
   PACK_MANIFEST_FILE,
   PACK_SIGNATURE_FILE,
   type ExportManifest,
 } from '#contract';
-import {
-  checkApprovalLines,
-  hasApprovals,
-  PACK_APPROVALS_FILE,
-  reportApprovals,
-} from './check-approval-lines.js';
+import { checkApprovalLines, hasApprovals, reportApprovals } from './check-approval-lines.js';
 import { checkManifest } from './check-manifest.js';
 import { checkReceiptLines, type LineSummary } from './check-receipt-lines.js';
 import { CheckList, Tally, type PackReport } from './pack-checks.js';

@@ -30,4 +30,17 @@ describe('configuration', () => {
     expect(loadConfig({ ...base, PRESENCE_STORE_GUARD: 'false' }).transactionGuard).toBe(false);
     expect(() => loadConfig({ ...base, PRESENCE_STORE_GUARD: 'maybe' })).toThrow(/PRESENCE_STORE_GUARD/);
   });
+
+  it('takes the public origin of approval and enrollment links from PRESENCE_PUBLIC_ORIGIN, else the console origin', () => {
+    const base = { PRESENCE_MASTER_KEY: Buffer.alloc(32, 7).toString('base64url') };
+    expect(loadConfig(base).publicOrigin).toBe('http://localhost:8080');
+    const console = { ...base, PRESENCE_CONSOLE_ORIGIN: 'https://console.example' };
+    expect(loadConfig(console).publicOrigin).toBe('https://console.example');
+    expect(loadConfig({ ...console, PRESENCE_PUBLIC_ORIGIN: 'https://approve.example' }).publicOrigin).toBe(
+      'https://approve.example',
+    );
+    expect(() => loadConfig({ ...base, PRESENCE_PUBLIC_ORIGIN: 'https://x.example/path' })).toThrow(
+      /PRESENCE_PUBLIC_ORIGIN/,
+    );
+  });
 });

@@ -21,6 +21,8 @@ export const Env = Type.Object({
   PRESENCE_STORE_GUARD: Type.Optional(Type.Boolean()),
   PRESENCE_DEV_ORIGIN: Type.String({ default: 'http://localhost:8080' }),
   PRESENCE_CONSOLE_ORIGIN: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+$' })),
+  /** Origin of the hosted approval and enrollment pages (and the console); default the console origin. */
+  PRESENCE_PUBLIC_ORIGIN: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+$' })),
   PRESENCE_CONSOLE_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 24 * 60, default: 30 }),
   PRESENCE_CONSOLE_SESSION_HOURS: Type.Integer({ minimum: 1, maximum: 24 * 30, default: 12 }),
   PRESENCE_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 16 * 1024 * 1024, default: 1024 * 1024 }),
@@ -31,6 +33,8 @@ export const Env = Type.Object({
   PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: Type.Integer({ minimum: 0, default: 120 }),
   PRESENCE_RATE_LIMIT_SIGN_IN_PER_MINUTE: Type.Integer({ minimum: 0, default: 30 }),
   PRESENCE_RATE_LIMIT_SIGN_IN_TOTAL_PER_MINUTE: Type.Integer({ minimum: 0, default: 600 }),
+  /** Requests per minute per address to the keyless approval and enrollment link routes. */
+  PRESENCE_RATE_LIMIT_LINKS_PER_MINUTE: Type.Integer({ minimum: 0, default: 120 }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   PRESENCE_REDIS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_-]{1,64}$', default: 'presence' }),
   PRESENCE_METRICS_TOKEN: Type.Optional(
@@ -86,6 +90,8 @@ export interface Config {
   devOrigin: string;
   /** Public origin of the tenant console (invite links, passkey origin); defaults to devOrigin. */
   consoleOrigin: string;
+  /** Origin of approval and enrollment links: PRESENCE_PUBLIC_ORIGIN, else the console origin. */
+  publicOrigin: string;
   consoleIdleMs: number;
   consoleSessionMs: number;
   bodyLimitBytes: number;
@@ -103,6 +109,8 @@ export interface Config {
     failedAuthPerAddress: number;
     signInPerAddress: number;
     signInTotal: number;
+    /** Keyless approval and enrollment link routes (`/approve/…`, `/enroll/…`), per client address. */
+    linksPerAddress: number;
   };
   /** Set → limits are shared by every instance through Redis; unset → held in process. */
   redisUrl: string | undefined;
@@ -176,6 +184,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     devTenant,
     devOrigin: env.PRESENCE_DEV_ORIGIN,
     consoleOrigin: env.PRESENCE_CONSOLE_ORIGIN ?? env.PRESENCE_DEV_ORIGIN,
+    publicOrigin: env.PRESENCE_PUBLIC_ORIGIN ?? env.PRESENCE_CONSOLE_ORIGIN ?? env.PRESENCE_DEV_ORIGIN,
     consoleIdleMs: env.PRESENCE_CONSOLE_IDLE_MINUTES * 60_000,
     consoleSessionMs: env.PRESENCE_CONSOLE_SESSION_HOURS * 3600_000,
     bodyLimitBytes: env.PRESENCE_BODY_LIMIT_BYTES,
@@ -187,6 +196,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       failedAuthPerAddress: env.PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
       signInPerAddress: env.PRESENCE_RATE_LIMIT_SIGN_IN_PER_MINUTE,
       signInTotal: env.PRESENCE_RATE_LIMIT_SIGN_IN_TOTAL_PER_MINUTE,
+      linksPerAddress: env.PRESENCE_RATE_LIMIT_LINKS_PER_MINUTE,
     },
     redisUrl: env.REDIS_URL,
     redisPrefix: env.PRESENCE_REDIS_PREFIX,

@@ -32,6 +32,8 @@ import { receiptLogRoutes } from './routes/receipt-log.js';
 import { recordRouteTable } from './route-table.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { approvalRoutes } from './routes/approvals.js';
+import { approvalLinkRoutes, enrollmentLinkRoutes } from './routes/approval-links.js';
 import type { App } from './types.js';
 import { buildValidatorsByPart } from './validators.js';
 import { cryptoRandom } from '../crypto-random.js';
@@ -54,6 +56,8 @@ export interface HttpOptions {
   isDraining?: () => boolean;
   /** Console origin and lifetimes (for invite links the operator API makes). */
   console: ConsoleOptions;
+  /** Origin of approval and enrollment links (PRESENCE_PUBLIC_ORIGIN); default the console origin. */
+  publicOrigin?: string | undefined;
   /** Extra encapsulated plugins (the portal), registered after the API. */
   plugins?: ((app: App, routeDeps: RouteDeps) => Promise<void>)[];
 }
@@ -100,6 +104,8 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     metrics: options.metrics,
     isDraining: options.isDraining ?? (() => false),
     console: options.console,
+    links: { publicOrigin: options.publicOrigin ?? options.console.origin },
+    rateLimits: options.rateLimits,
   };
   for (const routes of [
     publicRoutes,
@@ -114,9 +120,12 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     billingAdminRoutes,
     tenantAdminRoutes,
     webhookRoutes,
+    approvalRoutes,
+    enrollmentLinkRoutes,
   ]) {
     routes(app, routeDeps);
   }
+  await app.register(async (child) => approvalLinkRoutes(child, routeDeps));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   for (const plugin of options.plugins ?? []) await plugin(app, routeDeps);
   return app;

@@ -28,5 +28,7 @@ export function resolvePolicy(body: PolicyBody): PolicyRules {
       aaguidAllowlist: [...(body.attestation?.aaguidAllowlist ?? [])],
     },
     counter: body.counter ?? 'reject-regression',
+    // Only when on: versions with the rule off hash exactly as they did before it existed.
+    ...(body.uniqueActions === true && { uniqueActions: true }),
   };
 }

@@ -27,6 +27,12 @@ export const API_TAGS = [
   { name: 'presence', description: 'Action-bound challenges and the one decision per challenge' },
   { name: 'credentials', description: 'Enrolling and revoking authenticators (WebAuthn credentials)' },
   { name: 'receipts', description: 'Signed receipts: read, check, list and export as signed packs' },
+  { name: 'approvals', description: 'Approvals of one exact action by named approvers on the hosted page' },
+  {
+    name: 'approval pages',
+    description:
+      'The JSON of the hosted approval and enrollment pages: no API key, the link token is the credential',
+  },
   { name: 'api keys', description: 'API keys of the tenant: created and rotated secrets are shown once' },
   { name: 'policy', description: "The tenant's verification policy, versioned" },
   { name: 'billing', description: 'Metered usage and invoices' },

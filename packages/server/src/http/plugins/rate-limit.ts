@@ -24,6 +24,8 @@ export interface HttpRateLimits {
   signInPerAddress?: RateLimiter | undefined;
   /** All addresses together: what bounds the challenges anonymous callers can have stored. */
   signInTotal?: RateLimiter | undefined;
+  /** Keyless link routes (`/approve/{token}/…`, `/enroll/{token}/…`), per client address. */
+  linksPerAddress?: RateLimiter | undefined;
 }
 
 type Limited = Pick<Metrics, 'rateLimited'>;
@@ -104,6 +106,29 @@ export function registerKeyLimit(app: App, limits: HttpRateLimits, metrics: Limi
       return refuse(request, reply, tenant, metrics, 'tenant', 'for this tenant (all its API keys)');
     }
     setHeaders(reply, tightest(key, tenant));
+  });
+}
+
+/**
+ * Register inside the keyless link routes' context: every request counts against its address's
+ * window (the token in the path is the only credential, so guessing is limited per address too).
+ */
+export function registerLinkLimit(app: App, limits: HttpRateLimits, metrics: Limited): void {
+  const limiter = limits.linksPerAddress;
+  if (!limiter) return;
+  app.addHook('onRequest', async (request, reply) => {
+    const decision = await limiter.consume(request.ip);
+    if (!decision.allowed) {
+      return refuse(
+        request,
+        reply,
+        decision,
+        metrics,
+        'address',
+        'from this address to approval and enrollment links',
+      );
+    }
+    setHeaders(reply, decision);
   });
 }
 
