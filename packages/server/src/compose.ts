@@ -13,9 +13,10 @@ import { PublicKeyCache } from './domain/webauthn/public-key-cache.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/types.js';
 import { portal } from './portal/portal.js';
+import { frontPages } from './portal/front-pages.js';
 import { problemPages } from './portal/problem-pages.js';
 import { consolePortal } from './portal/console/console-portal.js';
-import { ensureDevTenant, printDevInvite } from './dev-tenant.js';
+import { createDevInvite, ensureDevTenant, type DevelopmentStart } from './dev-tenant.js';
 import type { ConsoleSettings } from './domain/console/console-settings.js';
 import { DEFAULT_CONSOLE_TIMES } from './domain/console/console-settings.js';
 import { consoleSettingsResolver, type ConsoleOptions } from './domain/console/resolve-console-settings.js';
@@ -50,6 +51,8 @@ export interface Composed {
   consoleSettings(): Promise<ConsoleSettings>;
   /** The process's metrics registry (GET /metrics, PRESENCE_METRICS_LISTEN). */
   metrics: Metrics;
+  /** With the development tenant on: what main.ts prints in its start block. */
+  development: DevelopmentStart | undefined;
   close(): Promise<void>;
 }
 
@@ -161,11 +164,12 @@ export async function composeWith(
 ): Promise<Composed> {
   const observability = given ?? (await composeObservability(config, logger));
   observability.watchStore(deps);
-  const devTenantId = config.devTenant ? await ensureDevTenant(deps, config, logger) : undefined;
+  const development = config.devTenant ? await ensureDevTenant(deps, config, logger) : undefined;
+  const devTenantId = development?.tenantId;
   let draining = false;
   const consoleSettings = consoleSettingsResolver(deps, consoleOptions(config));
-  if (devTenantId !== undefined && logger !== false) {
-    await printDevInvite(deps, consoleOptions(config), devTenantId);
+  if (development !== undefined && logger !== false) {
+    development.inviteUrl = await createDevInvite(deps, consoleOptions(config), development.tenantId);
   }
   const app = await buildApp(deps, {
     logger: logger === false ? false : logger,
@@ -180,6 +184,7 @@ export async function composeWith(
     console: consoleOptions(config),
     plugins: [
       problemPages,
+      frontPages({ demo: devTenantId !== undefined, origin: config.consoleOrigin }),
       portal({ demoTenantId: devTenantId }),
       consolePortal({ settings: consoleSettings, csrfKey: deriveKey(config.masterKey, 'console-csrf') }),
     ],
@@ -220,6 +225,7 @@ export async function composeWith(
     },
     consoleSettings,
     metrics: observability.metrics,
+    development,
     async close() {
       clearInterval(refresh);
       await app.close();

@@ -7,6 +7,8 @@ import type { BillingSettings } from '../domain/billing/billing-settings.js';
 import { loadBillingSettings } from './load-billing-config.js';
 import { parseAllowNets } from '../domain/webhooks/address-policy.js';
 import type { RetentionSettings } from '../domain/retention/retention-settings.js';
+import { developmentOrigin } from './development-origin.js';
+import { readSecretFiles } from './secret-files.js';
 
 /** The environment the service reads: one schema, parsed once, here and nowhere else. */
 export const Env = Type.Object({
@@ -18,7 +20,7 @@ export const Env = Type.Object({
   PRESENCE_MASTER_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' })),
   PRESENCE_DEV_TENANT: Type.Optional(Type.Boolean()),
   PRESENCE_STORE_GUARD: Type.Optional(Type.Boolean()),
-  PRESENCE_DEV_ORIGIN: Type.String({ default: 'http://localhost:8080' }),
+  PRESENCE_DEV_ORIGIN: Type.Optional(Type.String()),
   PRESENCE_CONSOLE_ORIGIN: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+$' })),
   PRESENCE_CONSOLE_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 24 * 60, default: 30 }),
   PRESENCE_CONSOLE_SESSION_HOURS: Type.Integer({ minimum: 1, maximum: 24 * 30, default: 12 }),
@@ -65,6 +67,10 @@ export const Env = Type.Object({
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
+  ),
+  PRESENCE_LOG_FORMAT: Type.Union(
+    ['auto', 'json', 'pretty'].map((f) => Type.Literal(f)),
+    { default: 'auto' },
   ),
 });
 
@@ -130,6 +136,8 @@ export interface Config {
    */
   exportHeapGrowthBytes: number;
   logLevel: Static<typeof Env>['LOG_LEVEL'];
+  /** `auto`: readable lines on a terminal outside production, JSON otherwise (logger.ts). */
+  logFormat: Static<typeof Env>['PRESENCE_LOG_FORMAT'];
   /** Using the store inside its own transaction is an error (storage/transaction.ts); default: outside production. */
   transactionGuard: boolean;
 }
@@ -137,7 +145,8 @@ export interface Config {
 export class ConfigError extends Error {}
 
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
-  const raw = Object.fromEntries(Object.entries(source).filter(([k]) => k in Env.properties));
+  const withFiles = readSecretFiles(source, (message) => new ConfigError(message));
+  const raw = Object.fromEntries(Object.entries(withFiles).filter(([k]) => k in Env.properties));
   const converted = Value.Convert(Env, Value.Default(Env, raw));
   const errors = [...Value.Errors(Env, converted)];
   if (errors.length > 0) {
@@ -150,6 +159,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const dataDir = resolve(env.PRESENCE_DATA_DIR);
   const master = readMasterKey(env.PRESENCE_MASTER_KEY, production, dataDir);
   const devTenant = env.PRESENCE_DEV_TENANT ?? !production;
+  const devOrigin = env.PRESENCE_DEV_ORIGIN ?? developmentOrigin(env.HOST, env.PORT);
   return {
     production,
     host: env.HOST,
@@ -160,8 +170,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     masterKey: master.key,
     masterKeySource: master.source,
     devTenant,
-    devOrigin: env.PRESENCE_DEV_ORIGIN,
-    consoleOrigin: env.PRESENCE_CONSOLE_ORIGIN ?? env.PRESENCE_DEV_ORIGIN,
+    devOrigin,
+    consoleOrigin: env.PRESENCE_CONSOLE_ORIGIN ?? devOrigin,
     consoleIdleMs: env.PRESENCE_CONSOLE_IDLE_MINUTES * 60_000,
     consoleSessionMs: env.PRESENCE_CONSOLE_SESSION_HOURS * 3600_000,
     bodyLimitBytes: env.PRESENCE_BODY_LIMIT_BYTES,
@@ -200,6 +210,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     signingKeyRefreshMs: env.PRESENCE_SIGNING_KEY_REFRESH_MS,
     exportHeapGrowthBytes: env.PRESENCE_EXPORT_HEAP_GROWTH_MB * 1024 * 1024,
     logLevel: env.LOG_LEVEL,
+    logFormat: env.PRESENCE_LOG_FORMAT,
     transactionGuard: env.PRESENCE_STORE_GUARD ?? !production,
   };
 }

@@ -1,7 +1,6 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../domain/deps.js';
 import type { ConsoleOptions } from '../domain/console/resolve-console-settings.js';
 import { CursorCodec } from './cursor.js';
@@ -16,6 +15,7 @@ import { registerMetricsRoute, registerRequestMetrics } from './plugins/metrics.
 import { registerAddressLimit, registerKeyLimit, type HttpRateLimits } from './plugins/rate-limit.js';
 import type { Metrics } from '../observability/create-metrics.js';
 import { registerJsonBody } from './plugins/json-body.js';
+import { registerRequestLog } from './plugins/request-log.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { keyRoutes } from './routes/keys.js';
 import { policyRoutes } from './routes/policy.js';
@@ -27,6 +27,7 @@ import { receiptLogRoutes } from './routes/receipt-log.js';
 import { recordRouteTable } from './route-table.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { sdkTarballRoutes } from './routes/sdk-tarball.js';
 import type { App } from './types.js';
 import { buildValidatorsByPart } from './validators.js';
 import { cryptoRandom } from '../crypto-random.js';
@@ -58,6 +59,8 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     trustProxy: options.trustProxy,
     genReqId: () => `req_${cryptoRandom.bytes(12).toString('base64url')}`,
     requestIdHeader: false as const,
+    // plugins/request-log.ts logs one line per request instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' as const, allErrors: true } },
     schemaController: { compilersFactory: { buildValidator: buildValidatorsByPart } },
     routerOptions: { maxParamLength: 1500 },
@@ -78,10 +81,10 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     reply.header('x-request-id', request.id);
   });
   app.decorate('routeTable', recordRouteTable(app));
+  registerRequestLog(app);
   registerProblemHandlers(app);
   registerJsonBody(app);
   await app.register(swagger, swaggerOptions);
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   registerRequestMetrics(app, options.metrics);
   registerAddressLimit(app, options.rateLimits, options.metrics);
   registerAuth(app, deps);
@@ -107,6 +110,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     billingAdminRoutes,
     tenantAdminRoutes,
     webhookRoutes,
+    sdkTarballRoutes,
   ]) {
     routes(app, routeDeps);
   }
