@@ -10,6 +10,7 @@ export { createPresenceClient } from './client/create-presence-client.js';
 export type { PresenceClient, PresenceClientOptions } from './client/create-presence-client.js';
 export type { ExportDownload } from './client/build-presence-resources.js';
 export { PresenceApiError, PresenceNetworkError } from './client/errors.js';
+export { PresenceUsageError } from './usage-error.js';
 export type { FieldProblem } from './client/errors.js';
 export { newIdempotencyKey } from './client/http-transport.js';
 export type { CallOptions, CreateOptions } from './client/http-transport.js';

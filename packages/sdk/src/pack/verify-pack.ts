@@ -32,6 +32,7 @@ function hasLog(manifest: ExportManifest | null): boolean {
  */
 export async function verifyPack(source: string | Uint8Array, roots: TrustRoots = {}): Promise<PackReport> {
   registerDateTimeFormat();
+  trustedKeys(roots); // A wrong argument is the caller's error (PresenceUsageError), not a failed check.
   const list = new CheckList();
   let zip: ZipView;
   try {
