@@ -204,7 +204,7 @@ export async function composeWith(
     metrics: observability.metrics,
     tracer: observability.tracer,
   });
-  const jobs: Job[] = [
+  const jobs: Job[] = observability.traceJobs([
     webhookJob,
     createClosePeriodsJob(deps),
     createIdempotencyCleanupJob(deps),
@@ -214,7 +214,7 @@ export async function composeWith(
       maxCheckpointsPerSecond: config.logMaxCheckpointsPerSecond,
       metrics: observability.metrics,
     }),
-  ];
+  ]);
   return {
     deps,
     app,

@@ -12,6 +12,9 @@ export interface TrustRoots {
   pinnedLogKeyPem?: readonly string[] | undefined;
   /** A checkpoint you saved earlier (its text): the pack's checkpoint must extend it. */
   since?: string | undefined;
+  /** Fetches a consistency proof from the service when the pack lacks the one from `since`. */
+  fetchConsistency?:
+    ((from: number, to: number) => Promise<{ from: number; to: number; hashes: string[] }>) | undefined;
   /** Witness verifier keys you trust (`name+id+base64`), and how many must have cosigned. */
   witnessKeys?: readonly string[] | undefined;
   minWitnesses?: number | undefined;

@@ -147,6 +147,7 @@ async function checkLog(
     {
       logKeys: trustedLogKeys(roots),
       since: roots.since,
+      fetchConsistency: roots.fetchConsistency,
       witnesses: (roots.witnessKeys ?? []).map((k) => parseVerifierKey(k)),
       minWitnesses: roots.minWitnesses,
     },

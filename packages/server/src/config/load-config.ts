@@ -40,6 +40,7 @@ export const Env = Type.Object({
   ),
   OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
   OTEL_SERVICE_NAME: Type.String({ minLength: 1, default: 'presence' }),
+  PRESENCE_TRACE_JOBS: Type.Boolean({ default: false }),
   PRESENCE_BILLING_DEFAULT_PLAN_FILE: Type.Optional(Type.String()),
   PRESENCE_BILLING_CLOSE_GRACE_HOURS: Type.Integer({ minimum: 0, maximum: 24 * 28, default: 48 }),
   PRESENCE_ADMIN_TOKEN: Type.Optional(
@@ -107,6 +108,8 @@ export interface Config {
   /** Set → OpenTelemetry traces exported over OTLP/HTTP to this base URL. */
   otlpEndpoint: string | undefined;
   serviceName: string;
+  /** Trace the background jobs' polls too (off: only requests and what they cause are traced). */
+  traceJobs: boolean;
   /** Default plan, scheduled-close grace window, operator token hash. */
   billing: BillingSettings;
   /** CIDRs webhooks may reach although private or reserved (development and tests). */
@@ -188,6 +191,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     metricsListen: readListen(env.PRESENCE_METRICS_LISTEN),
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
     serviceName: env.OTEL_SERVICE_NAME,
+    traceJobs: env.PRESENCE_TRACE_JOBS,
     billing: loadBillingSettings(env, (message) => new ConfigError(message)),
     webhookAllowNets: readAllowNets(
       env.PRESENCE_WEBHOOK_ALLOW_NETS ?? (devTenant && !production ? DEV_ALLOW_NETS : ''),
