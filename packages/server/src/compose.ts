@@ -20,7 +20,7 @@ import { createDevInvite, ensureDevTenant, type DevelopmentStart } from './dev-t
 import type { ConsoleSettings } from './domain/console/console-settings.js';
 import { DEFAULT_CONSOLE_TIMES } from './domain/console/console-settings.js';
 import { consoleSettingsResolver, type ConsoleOptions } from './domain/console/resolve-console-settings.js';
-import { migrateDatabase } from './storage/migrate-database.js';
+import { assertSchemaCurrent, migrateDatabase } from './storage/migrate-database.js';
 import { openStore } from './storage/open-store.js';
 import type { Job } from './worker/run-jobs.js';
 import { createWebhookJob } from './worker/deliver-webhooks.js';
@@ -83,7 +83,8 @@ export async function composeDeps(
     pgConnectTimeoutMs: config.pgConnectTimeoutMs,
     sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
   };
-  await migrateDatabase(options);
+  if (config.migrateOnStart) await migrateDatabase(options);
+  else await assertSchemaCurrent(options);
   const deps = await depsFromStore(
     await openStore({ ...options, ...storeHooks, transactionGuard: config.transactionGuard }),
     config.masterKey,

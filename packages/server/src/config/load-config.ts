@@ -19,6 +19,7 @@ export const Env = Type.Object({
   PRESENCE_DATA_DIR: Type.String({ default: './data' }),
   PRESENCE_MASTER_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' })),
   PRESENCE_DEV_TENANT: Type.Optional(Type.Boolean()),
+  PRESENCE_MIGRATE_ON_START: Type.Boolean({ default: true }),
   PRESENCE_STORE_GUARD: Type.Optional(Type.Boolean()),
   PRESENCE_DEV_ORIGIN: Type.Optional(Type.String()),
   PRESENCE_CONSOLE_ORIGIN: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+$' })),
@@ -87,6 +88,8 @@ export interface Config {
   /** Where the master key came from, for the start-up log line. */
   masterKeySource: 'environment' | 'development key file';
   devTenant: boolean;
+  /** Apply pending migrations at start (default); false: refuse to start on a schema that is behind. */
+  migrateOnStart: boolean;
   devOrigin: string;
   /** Public origin of the tenant console (invite links, passkey origin); defaults to devOrigin. */
   consoleOrigin: string;
@@ -173,6 +176,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     masterKey: master.key,
     masterKeySource: master.source,
     devTenant,
+    migrateOnStart: env.PRESENCE_MIGRATE_ON_START,
     devOrigin,
     consoleOrigin: env.PRESENCE_CONSOLE_ORIGIN ?? devOrigin,
     consoleIdleMs: env.PRESENCE_CONSOLE_IDLE_MINUTES * 60_000,
