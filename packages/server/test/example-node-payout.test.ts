@@ -45,7 +45,13 @@ describe('examples/node-payout', () => {
 
   it('names in its README every scope the example needs', () => {
     const readme = readFileSync(new URL('../../../examples/node-payout/README.md', import.meta.url), 'utf8');
-    for (const scope of ['policy:read', 'credentials:write', 'challenges:write', 'presence:verify', 'receipts:read'])
+    for (const scope of [
+      'policy:read',
+      'credentials:write',
+      'challenges:write',
+      'presence:verify',
+      'receipts:read',
+    ])
       expect(readme).toContain(`\`${scope}\``);
     expect(readme).not.toMatch(/npm install @presence\/sdk/);
   });
