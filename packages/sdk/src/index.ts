@@ -11,6 +11,7 @@ export type { PresenceClient, PresenceClientOptions } from './client/create-pres
 export type { ExportDownload } from './client/build-presence-resources.js';
 export type { WaitOptions } from './client/build-approval-resources.js';
 export { PresenceApiError, PresenceNetworkError } from './client/errors.js';
+export { PresenceUsageError } from './usage-error.js';
 export type { FieldProblem } from './client/errors.js';
 export { newIdempotencyKey } from './client/http-transport.js';
 export type { CallOptions, CreateOptions } from './client/http-transport.js';

@@ -13,13 +13,14 @@ import { PublicKeyCache } from './domain/webauthn/public-key-cache.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/types.js';
 import { portal } from './portal/portal.js';
+import { frontPages } from './portal/front-pages.js';
 import { problemPages } from './portal/problem-pages.js';
 import { consolePortal } from './portal/console/console-portal.js';
-import { ensureDevTenant, printDevInvite } from './dev-tenant.js';
+import { createDevInvite, ensureDevTenant, type DevelopmentStart } from './dev-tenant.js';
 import type { ConsoleSettings } from './domain/console/console-settings.js';
 import { DEFAULT_CONSOLE_TIMES } from './domain/console/console-settings.js';
 import { consoleSettingsResolver, type ConsoleOptions } from './domain/console/resolve-console-settings.js';
-import { migrateDatabase } from './storage/migrate-database.js';
+import { assertSchemaCurrent, migrateDatabase } from './storage/migrate-database.js';
 import { openStore } from './storage/open-store.js';
 import type { Job } from './worker/run-jobs.js';
 import { createWebhookJob } from './worker/deliver-webhooks.js';
@@ -52,6 +53,8 @@ export interface Composed {
   consoleSettings(): Promise<ConsoleSettings>;
   /** The process's metrics registry (GET /metrics, PRESENCE_METRICS_LISTEN). */
   metrics: Metrics;
+  /** With the development tenant on: what main.ts prints in its start block. */
+  development: DevelopmentStart | undefined;
   close(): Promise<void>;
 }
 
@@ -82,7 +85,8 @@ export async function composeDeps(
     pgConnectTimeoutMs: config.pgConnectTimeoutMs,
     sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
   };
-  await migrateDatabase(options);
+  if (config.migrateOnStart) await migrateDatabase(options);
+  else await assertSchemaCurrent(options);
   const deps = await depsFromStore(
     await openStore({ ...options, ...storeHooks, transactionGuard: config.transactionGuard }),
     config.masterKey,
@@ -164,11 +168,12 @@ export async function composeWith(
 ): Promise<Composed> {
   const observability = given ?? (await composeObservability(config, logger));
   observability.watchStore(deps);
-  const devTenantId = config.devTenant ? await ensureDevTenant(deps, config, logger) : undefined;
+  const development = config.devTenant ? await ensureDevTenant(deps, config, logger) : undefined;
+  const devTenantId = development?.tenantId;
   let draining = false;
   const consoleSettings = consoleSettingsResolver(deps, consoleOptions(config));
-  if (devTenantId !== undefined && logger !== false) {
-    await printDevInvite(deps, consoleOptions(config), devTenantId);
+  if (development !== undefined && logger !== false) {
+    development.inviteUrl = await createDevInvite(deps, consoleOptions(config), development.tenantId);
   }
   const app = await buildApp(deps, {
     logger: logger === false ? false : logger,
@@ -184,6 +189,7 @@ export async function composeWith(
     publicOrigin: config.publicOrigin,
     plugins: [
       problemPages,
+      frontPages({ demo: devTenantId !== undefined, origin: config.consoleOrigin }),
       portal({ demoTenantId: devTenantId }),
       consolePortal({ settings: consoleSettings, csrfKey: deriveKey(config.masterKey, 'console-csrf') }),
     ],
@@ -203,7 +209,7 @@ export async function composeWith(
     metrics: observability.metrics,
     tracer: observability.tracer,
   });
-  const jobs: Job[] = [
+  const jobs: Job[] = observability.traceJobs([
     webhookJob,
     createClosePeriodsJob(deps),
     createIdempotencyCleanupJob(deps),
@@ -215,7 +221,7 @@ export async function composeWith(
       maxCheckpointsPerSecond: config.logMaxCheckpointsPerSecond,
       metrics: observability.metrics,
     }),
-  ];
+  ]);
   return {
     deps,
     app,
@@ -226,6 +232,7 @@ export async function composeWith(
     },
     consoleSettings,
     metrics: observability.metrics,
+    development,
     async close() {
       clearInterval(refresh);
       await app.close();

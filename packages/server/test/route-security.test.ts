@@ -23,6 +23,11 @@ const OUTSIDE_API_KEYS: { pattern: RegExp; reason: string }[] = [
   { pattern: /^\/(healthz|readyz)$/, reason: 'liveness and readiness probes are public' },
   { pattern: /^\/\.well-known\//, reason: 'published signing keys are public by design' },
   { pattern: /^\/(openapi\.json|docs)(\/|$)/, reason: 'the API description is public' },
+  {
+    pattern: /^\/(assets\/.*)?$/,
+    reason: 'the front page and its assets are public (test/front-pages.test.ts)',
+  },
+  { pattern: /^\/sdk\/presence-sdk\.tgz$/, reason: 'the SDK tarball is public (contract §14)' },
   { pattern: /^\/problems(\/|$)/, reason: 'the pages that describe error codes (problem types) are public' },
   { pattern: /^\/admin\/v1\//, reason: 'operator routes use PRESENCE_ADMIN_TOKEN: checked below' },
   { pattern: /^\/demo(\/|$)/, reason: 'the demo page is dev-tenant only (portal/demo.test.ts)' },

@@ -28,6 +28,11 @@ export const PolicyBody = Type.Object(
     ),
     challengeTtlSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 600, default: 120 })),
     registrationTtlSeconds: Type.Optional(Type.Integer({ minimum: 30, maximum: 900, default: 300 })),
+    /**
+     * Not a setting (always required); accepted so that the `rules` GET /v1/policy returns can be
+     * sent back unchanged.
+     */
+    userVerification: Type.Optional(Type.Literal('required')),
     allowedAlgorithms: Type.Optional(
       Type.Array(Type.Union(SUPPORTED_ALGORITHMS.map((a) => Type.Literal(a))), {
         minItems: 1,

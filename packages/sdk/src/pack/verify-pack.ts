@@ -34,6 +34,7 @@ function hasLog(manifest: ExportManifest | null): boolean {
  */
 export async function verifyPack(source: string | Uint8Array, roots: TrustRoots = {}): Promise<PackReport> {
   registerDateTimeFormat();
+  trustedKeys(roots); // A wrong argument is the caller's error (PresenceUsageError), not a failed check.
   const list = new CheckList();
   let zip: ZipView;
   try {
@@ -158,6 +159,7 @@ async function checkLog(
     {
       logKeys: trustedLogKeys(roots),
       since: roots.since,
+      fetchConsistency: roots.fetchConsistency,
       witnesses: (roots.witnessKeys ?? []).map((k) => parseVerifierKey(k)),
       minWitnesses: roots.minWitnesses,
     },

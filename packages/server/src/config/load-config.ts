@@ -8,6 +8,8 @@ import { loadBillingSettings } from './load-billing-config.js';
 import { parseAllowNets } from '../domain/webhooks/address-policy.js';
 import { readTrustProxy, type TrustProxy } from './read-trust-proxy.js';
 import type { RetentionSettings } from '../domain/retention/retention-settings.js';
+import { developmentOrigin } from './development-origin.js';
+import { readSecretFiles } from './secret-files.js';
 
 /** The environment the service reads: one schema, parsed once, here and nowhere else. */
 export const Env = Type.Object({
@@ -18,8 +20,9 @@ export const Env = Type.Object({
   PRESENCE_DATA_DIR: Type.String({ default: './data' }),
   PRESENCE_MASTER_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' })),
   PRESENCE_DEV_TENANT: Type.Optional(Type.Boolean()),
+  PRESENCE_MIGRATE_ON_START: Type.Boolean({ default: true }),
   PRESENCE_STORE_GUARD: Type.Optional(Type.Boolean()),
-  PRESENCE_DEV_ORIGIN: Type.String({ default: 'http://localhost:8080' }),
+  PRESENCE_DEV_ORIGIN: Type.Optional(Type.String()),
   PRESENCE_CONSOLE_ORIGIN: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+$' })),
   /** Origin of the hosted approval and enrollment pages (and the console); default the console origin. */
   PRESENCE_PUBLIC_ORIGIN: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+$' })),
@@ -45,6 +48,7 @@ export const Env = Type.Object({
   ),
   OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
   OTEL_SERVICE_NAME: Type.String({ minLength: 1, default: 'presence' }),
+  PRESENCE_TRACE_JOBS: Type.Boolean({ default: false }),
   PRESENCE_BILLING_DEFAULT_PLAN_FILE: Type.Optional(Type.String()),
   PRESENCE_BILLING_CLOSE_GRACE_HOURS: Type.Integer({ minimum: 0, maximum: 24 * 28, default: 48 }),
   PRESENCE_ADMIN_TOKEN: Type.Optional(
@@ -73,6 +77,10 @@ export const Env = Type.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
   ),
+  PRESENCE_LOG_FORMAT: Type.Union(
+    ['auto', 'json', 'pretty'].map((f) => Type.Literal(f)),
+    { default: 'auto' },
+  ),
 });
 
 export interface Config {
@@ -87,6 +95,8 @@ export interface Config {
   /** Where the master key came from, for the start-up log line. */
   masterKeySource: 'environment' | 'development key file';
   devTenant: boolean;
+  /** Apply pending migrations at start (default); false: refuse to start on a schema that is behind. */
+  migrateOnStart: boolean;
   devOrigin: string;
   /** Public origin of the tenant console (invite links, passkey origin); defaults to devOrigin. */
   consoleOrigin: string;
@@ -123,6 +133,8 @@ export interface Config {
   /** Set → OpenTelemetry traces exported over OTLP/HTTP to this base URL. */
   otlpEndpoint: string | undefined;
   serviceName: string;
+  /** Trace the background jobs' polls too (off: only requests and what they cause are traced). */
+  traceJobs: boolean;
   /** Default plan, scheduled-close grace window, operator token hash. */
   billing: BillingSettings;
   /** CIDRs webhooks may reach although private or reserved (development and tests). */
@@ -152,6 +164,8 @@ export interface Config {
    */
   exportHeapGrowthBytes: number;
   logLevel: Static<typeof Env>['LOG_LEVEL'];
+  /** `auto`: readable lines on a terminal outside production, JSON otherwise (logger.ts). */
+  logFormat: Static<typeof Env>['PRESENCE_LOG_FORMAT'];
   /** Using the store inside its own transaction is an error (storage/transaction.ts); default: outside production. */
   transactionGuard: boolean;
 }
@@ -159,7 +173,8 @@ export interface Config {
 export class ConfigError extends Error {}
 
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
-  const raw = Object.fromEntries(Object.entries(source).filter(([k]) => k in Env.properties));
+  const withFiles = readSecretFiles(source, (message) => new ConfigError(message));
+  const raw = Object.fromEntries(Object.entries(withFiles).filter(([k]) => k in Env.properties));
   const converted = Value.Convert(Env, Value.Default(Env, raw));
   const errors = [...Value.Errors(Env, converted)];
   if (errors.length > 0) {
@@ -172,6 +187,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const dataDir = resolve(env.PRESENCE_DATA_DIR);
   const master = readMasterKey(env.PRESENCE_MASTER_KEY, production, dataDir);
   const devTenant = env.PRESENCE_DEV_TENANT ?? !production;
+  const devOrigin = env.PRESENCE_DEV_ORIGIN ?? developmentOrigin(env.HOST, env.PORT);
   return {
     production,
     host: env.HOST,
@@ -182,9 +198,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     masterKey: master.key,
     masterKeySource: master.source,
     devTenant,
-    devOrigin: env.PRESENCE_DEV_ORIGIN,
-    consoleOrigin: env.PRESENCE_CONSOLE_ORIGIN ?? env.PRESENCE_DEV_ORIGIN,
-    publicOrigin: env.PRESENCE_PUBLIC_ORIGIN ?? env.PRESENCE_CONSOLE_ORIGIN ?? env.PRESENCE_DEV_ORIGIN,
+    migrateOnStart: env.PRESENCE_MIGRATE_ON_START,
+    devOrigin,
+    consoleOrigin: env.PRESENCE_CONSOLE_ORIGIN ?? devOrigin,
+    publicOrigin: env.PRESENCE_PUBLIC_ORIGIN ?? env.PRESENCE_CONSOLE_ORIGIN ?? devOrigin,
     consoleIdleMs: env.PRESENCE_CONSOLE_IDLE_MINUTES * 60_000,
     consoleSessionMs: env.PRESENCE_CONSOLE_SESSION_HOURS * 3600_000,
     bodyLimitBytes: env.PRESENCE_BODY_LIMIT_BYTES,
@@ -204,6 +221,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     metricsListen: readListen(env.PRESENCE_METRICS_LISTEN),
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
     serviceName: env.OTEL_SERVICE_NAME,
+    traceJobs: env.PRESENCE_TRACE_JOBS,
     billing: loadBillingSettings(env, (message) => new ConfigError(message)),
     webhookAllowNets: readAllowNets(
       env.PRESENCE_WEBHOOK_ALLOW_NETS ?? (devTenant && !production ? DEV_ALLOW_NETS : ''),
@@ -226,6 +244,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     signingKeyRefreshMs: env.PRESENCE_SIGNING_KEY_REFRESH_MS,
     exportHeapGrowthBytes: env.PRESENCE_EXPORT_HEAP_GROWTH_MB * 1024 * 1024,
     logLevel: env.LOG_LEVEL,
+    logFormat: env.PRESENCE_LOG_FORMAT,
     transactionGuard: env.PRESENCE_STORE_GUARD ?? !production,
   };
 }

@@ -1,7 +1,6 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../domain/deps.js';
 import type { ConsoleOptions } from '../domain/console/resolve-console-settings.js';
 import { CursorCodec } from './cursor.js';
@@ -21,6 +20,7 @@ import {
 } from './plugins/rate-limit.js';
 import type { Metrics } from '../observability/create-metrics.js';
 import { registerJsonBody } from './plugins/json-body.js';
+import { registerRequestLog } from './plugins/request-log.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { keyRoutes } from './routes/keys.js';
 import { policyRoutes } from './routes/policy.js';
@@ -34,6 +34,7 @@ import type { RouteDeps } from './routes/route-deps.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { approvalLinkRoutes, enrollmentLinkRoutes } from './routes/approval-links.js';
+import { sdkTarballRoutes } from './routes/sdk-tarball.js';
 import type { App } from './types.js';
 import { buildValidatorsByPart } from './validators.js';
 import { cryptoRandom } from '../crypto-random.js';
@@ -68,6 +69,8 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     trustProxy: fastifyTrustProxy(options.trustProxy),
     genReqId: () => `req_${cryptoRandom.bytes(12).toString('base64url')}`,
     requestIdHeader: false as const,
+    // plugins/request-log.ts logs one line per request instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' as const, allErrors: true } },
     schemaController: { compilersFactory: { buildValidator: buildValidatorsByPart } },
     routerOptions: { maxParamLength: 1500 },
@@ -88,10 +91,10 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     reply.header('x-request-id', request.id);
   });
   app.decorate('routeTable', recordRouteTable(app));
+  registerRequestLog(app);
   registerProblemHandlers(app);
   registerJsonBody(app);
   await app.register(swagger, swaggerOptions);
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   registerRequestMetrics(app, options.metrics);
   registerAddressLimit(app, options.rateLimits, options.metrics);
   registerAnonymousLimit(app, options.rateLimits, options.metrics);
@@ -122,6 +125,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     webhookRoutes,
     approvalRoutes,
     enrollmentLinkRoutes,
+    sdkTarballRoutes,
   ]) {
     routes(app, routeDeps);
   }
