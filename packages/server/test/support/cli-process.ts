@@ -17,6 +17,8 @@ export interface CliOutcome {
 export interface RunningCli {
   /** Resolves with the first match of `pattern` in stdout; rejects if the process ends first. */
   stdoutMatch(pattern: RegExp): Promise<RegExpExecArray>;
+  /** The same for stderr. */
+  stderrMatch(pattern: RegExp): Promise<RegExpExecArray>;
   /** The first complete line the command wrote to stdout. */
   firstLine(): Promise<string>;
   /** The exit code and everything written, once the process ended. */
@@ -42,7 +44,10 @@ export function startCli(
     out += d.toString();
     for (const check of waiters) check();
   });
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+    for (const check of waiters) check();
+  });
   const done = new Promise<CliOutcome>((resolve) =>
     child.on('close', (code) => {
       ended = true;
@@ -50,11 +55,11 @@ export function startCli(
       resolve({ code, out, err });
     }),
   );
-  const stdoutMatch = (pattern: RegExp) =>
+  const match = (pattern: RegExp, stream: 'out' | 'err') =>
     new Promise<RegExpExecArray>((resolve, reject) => {
       const check = () => {
-        const match = pattern.exec(out);
-        if (match) resolve(match);
+        const found = pattern.exec(stream === 'out' ? out : err);
+        if (found) resolve(found);
         else if (ended) reject(new Error(`ended without printing ${pattern}: ${out}\n${err}`));
         else return;
         waiters.delete(check);
@@ -62,5 +67,10 @@ export function startCli(
       waiters.add(check);
       check();
     });
-  return { stdoutMatch, firstLine: () => stdoutMatch(/^(.*)\n/).then((m) => m[1]!), done };
+  return {
+    stdoutMatch: (pattern) => match(pattern, 'out'),
+    stderrMatch: (pattern) => match(pattern, 'err'),
+    firstLine: () => match(/^(.*)\n/, 'out').then((m) => m[1]!),
+    done,
+  };
 }
