@@ -14,6 +14,7 @@ import { buildApp } from './http/app.js';
 import type { App } from './http/types.js';
 import { portal } from './portal/portal.js';
 import { problemPages } from './portal/problem-pages.js';
+import { linkPages } from './portal/links/link-pages.js';
 import { consolePortal } from './portal/console/console-portal.js';
 import { ensureDevTenant, printDevInvite } from './dev-tenant.js';
 import type { ConsoleSettings } from './domain/console/console-settings.js';
@@ -184,6 +185,7 @@ export async function composeWith(
     publicOrigin: config.publicOrigin,
     plugins: [
       problemPages,
+      linkPages,
       portal({ demoTenantId: devTenantId }),
       consolePortal({ settings: consoleSettings, csrfKey: deriveKey(config.masterKey, 'console-csrf') }),
     ],
