@@ -206,6 +206,7 @@ describeEachDialect('approval pages', (dialect) => {
       expect(warning).toMatch(/2 hidden or direction-changing\s+characters/);
       expect(warning).toContain('p\u0430ypal');
       expect(cell('long')).toBe('X'.repeat(600));
+      expect(cell('payee.name')).toMatch(/look-alike letters/);
       await screenshots(page, 'approve-bidi-markup', dialect);
     }, 60_000);
 

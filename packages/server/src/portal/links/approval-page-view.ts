@@ -48,9 +48,13 @@ function actionSection(s: ApprovalPageState, findings: TextFindings): SafeHtml {
     const label = row.label === '' ? html`(the action)` : shownText(row.label, findings);
     const value = html`<bdi class="text">${shownText(row.value, findings)}</bdi>`;
     const type = row.type === 'string' ? '' : html` <span class="type">(${row.type})</span>`;
+    const flag =
+      revealText(row.value).confusable.length > 0
+        ? html` <strong class="flag">look-alike letters: check with the requester</strong>`
+        : '';
     return html`<tr>
       <th scope="row"><bdi class="text">${label}</bdi></th>
-      <td class="${row.type === 'string' ? 'value' : 'value literal'}">${value}${type}</td>
+      <td class="${row.type === 'string' ? 'value' : 'value literal'}">${value}${type}${flag}</td>
     </tr>`;
   });
   // The same characters again: marked, not counted twice.

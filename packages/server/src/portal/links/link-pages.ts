@@ -1,5 +1,4 @@
 import type { FastifyReply } from 'fastify';
-import { toString as qrSvgOf } from 'qrcode';
 import { readApprovalPage } from '../../domain/approvals/approval-page.js';
 import { readEnrollmentPage } from '../../domain/approvals/enrollment-links.js';
 import { DomainError } from '../../domain/errors.js';
@@ -11,6 +10,7 @@ import { loadAssets, portalAssetPath, serveAssets, simpleWebAuthnBundlePath } fr
 import { renderApprovalPage } from './approval-page-view.js';
 import { renderEnrollPage } from './enroll-page-view.js';
 import { LINK_ASSETS, linkNotFoundPage } from './link-layout.js';
+import { createQrCodes } from './qr-code.js';
 
 /** The shape of a link token (LinkTokenParams); anything else gets the friendly 404 page at once. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -32,6 +32,7 @@ export async function linkPages(app: App, { links, rateLimits, metrics }: RouteD
     'links.css': portalAssetPath('links.css'),
     'simplewebauthn-browser.js': simpleWebAuthnBundlePath(),
   });
+  const qrSvgOf = createQrCodes();
   await app.register(async (child) => {
     addSecurityHeaders(child);
     serveAssets(child, assets);
@@ -46,7 +47,7 @@ export async function linkPages(app: App, { links, rateLimits, metrics }: RouteD
         if (!TOKEN.test(token)) return sendPage(reply, 404, linkNotFoundPage('approval'));
         try {
           const state = await readApprovalPage(request.deps, token, links);
-          const qrSvg = await qrSvgOf(`${links.publicOrigin}/approve/${token}`, { type: 'svg', margin: 2 });
+          const qrSvg = await qrSvgOf(`${links.publicOrigin}/approve/${token}`);
           return sendPage(reply, 200, renderApprovalPage({ state, qrSvg }));
         } catch (error) {
           if (isNotFound(error)) return sendPage(reply, 404, linkNotFoundPage('approval'));
