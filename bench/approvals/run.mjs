@@ -11,7 +11,7 @@
 //   long poll  RSS of this process with `waiters` GET /v1/approvals/{id}?waitSeconds=60 held open by a
 //              child process, minus the RSS before; then `wakes` decisions, one at a time, each timed
 //              from the decision's start to its waiter's answer arriving in the child
-/* global URL, process, console, performance, setTimeout */
+/* global URL, process, console, performance, setTimeout, Buffer */
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
