@@ -193,8 +193,9 @@ async function longPollFigures(key, newApproval, tokenOf, approver) {
   globalThis.gc?.();
   const rssHeld = process.memoryUsage().rss;
   const early = answered.size;
+  const open = await new Promise((ok) => app.server.getConnections((_e, n) => ok(n)));
   console.log(
-    `long poll: ${WAITERS} waiting requests, RSS +${((rssHeld - rssBefore) / 2 ** 20).toFixed(1)} MiB (target ≤ 50 MB), ${early} answered early`,
+    `long poll: ${WAITERS} waiting requests, RSS +${((rssHeld - rssBefore) / 2 ** 20).toFixed(1)} MiB (target ≤ 50 MB), ${open} connections open, ${early} answered early`,
   );
   const wake = [];
   const afterDecided = [];
