@@ -105,6 +105,9 @@ describeEachDialect('approval pages', (dialect) => {
       expect(await alice.locator('#status-h').textContent()).toMatch(/0 of 2 approvals given/);
       expect(await seriousViolations(alice)).toEqual([]);
       await screenshots(alice, 'approve-pending', dialect);
+      // The page's own script runs under its CSP: the expiry counts down, nothing was blocked.
+      await expect.poll(() => alice.locator('#countdown').textContent()).toMatch(/^\(in 1[45] min \d+ s\)$/);
+      expect(people.alice.log.filter((l) => /Content Security Policy|pageerror/.test(l))).toEqual([]);
 
       await decide(
         'ivan',
