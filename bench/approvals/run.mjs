@@ -11,17 +11,17 @@
 //   long poll  RSS of this process with `waiters` GET /v1/approvals/{id}?waitSeconds=60 held open by a
 //              child process, minus the RSS before; then `wakes` decisions, one at a time, each timed
 //              from the decision's start to its waiter's answer arriving in the child
-/* global URL, process, console, performance, setTimeout, Buffer */
+/* global URL, process, console, performance, Buffer */
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { Pool } from 'undici';
+import { freePort, ms, q, sleep } from './util.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const dist = (p) => join(ROOT, 'packages/server/dist', p);
@@ -71,8 +71,6 @@ const composed = await compose(config, false);
 const { app, deps } = composed;
 await app.listen({ host: '127.0.0.1', port });
 const links = { publicOrigin: ORIGIN };
-const q = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
-const ms = (x) => `${x.toFixed(2)} ms`;
 
 try {
   const tenantId = (await deps.store.tenants.list()).find((t) => t.name === 'development').id;
@@ -245,19 +243,4 @@ async function decide(token, passkey) {
   const assertion = passkey.authenticate({ challenge: options.publicKey.challenge });
   const result = await decideApproval(deps, token, { challengeId: options.challengeId, assertion }, links);
   if (!result.recorded) throw new Error(`decision: ${result.decision} ${result.reason}`);
-}
-
-function sleep(n) {
-  return new Promise((ok) => setTimeout(ok, n));
-}
-
-function freePort() {
-  return new Promise((ok, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => ok(port));
-    });
-  });
 }
