@@ -5,7 +5,8 @@ const MAX_CACHED = 1000;
 
 /**
  * SVG QR codes of page URLs, made by the `qrcode` library and kept for the most recent URLs
- * (a code depends only on its URL). One per page context: no module-level state.
+ * (a code depends only on its URL). One per page context: no module-level state. A code holds
+ * its link's token, as the page itself does: kept in this process's memory only, never stored.
  */
 export function createQrCodes(maxCached = MAX_CACHED) {
   const cache = new Map<string, string>();
