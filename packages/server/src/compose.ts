@@ -15,6 +15,7 @@ import type { App } from './http/types.js';
 import { portal } from './portal/portal.js';
 import { frontPages } from './portal/front-pages.js';
 import { problemPages } from './portal/problem-pages.js';
+import { linkPages } from './portal/links/link-pages.js';
 import { consolePortal } from './portal/console/console-portal.js';
 import { createDevInvite, ensureDevTenant, type DevelopmentStart } from './dev-tenant.js';
 import type { ConsoleSettings } from './domain/console/console-settings.js';
@@ -190,6 +191,7 @@ export async function composeWith(
     plugins: [
       problemPages,
       frontPages({ demo: devTenantId !== undefined, origin: config.consoleOrigin }),
+      linkPages,
       portal({ demoTenantId: devTenantId }),
       consolePortal({ settings: consoleSettings, csrfKey: deriveKey(config.masterKey, 'console-csrf') }),
     ],

@@ -28,7 +28,10 @@ async function snapshot(s: TestService): Promise<string> {
 
 describeEachDialect('approval and enrollment link routes', (dialect) => {
   const s = useTestService(dialect, { env: { PRESENCE_RATE_LIMIT_LINKS_PER_MINUTE: String(LIMIT) } });
-  const linkRoutes = () => s.composed.app.routeTable.filter((r) => /^\/(approve|enroll)\//.test(r.url));
+  // The JSON routes; the HTML pages GET /approve/:token and /enroll/:token answer an HTML 404
+  // (test/malformed-requests.test.ts, test/problem-pages.test.ts).
+  const linkRoutes = () =>
+    s.composed.app.routeTable.filter((r) => /^\/(approve|enroll)\/:token\//.test(r.url));
 
   it('answers unknown and malformed tokens and bad bodies with 4xx problems and changes nothing', async () => {
     const routes = linkRoutes();

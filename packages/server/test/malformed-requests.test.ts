@@ -176,6 +176,40 @@ describeEachDialect('malformed requests', (dialect) => {
     expect(await snapshot(s)).toBe(before);
   });
 
+  it('answers garbage tokens of the hosted pages with an HTML 404 or a 4xx problem, never a 5xx, and changes nothing', async () => {
+    const before = await snapshot(s);
+    const tokens = [
+      ...badIds,
+      'A'.repeat(43),
+      '<script>alert(1)</script>',
+      '%F0%9F%92%A9'.repeat(11),
+      'A'.repeat(42) + '%E2%80%AE',
+      'A'.repeat(100_000),
+      ...fc
+        .sample(fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }), { numRuns: 40, seed: 3 })
+        .map(encodeURIComponent),
+    ];
+    for (const page of ['approve', 'enroll']) {
+      for (const token of tokens) {
+        for (const suffix of ['', '?x=%3Cb%3E', '/']) {
+          const url = `/${page}/${token}${suffix}`;
+          const res = await s.composed.app.inject({ method: 'GET', url });
+          const label = `GET ${url.slice(0, 120)}`;
+          expect(res.statusCode, label).toBeGreaterThanOrEqual(400);
+          expect(res.statusCode, label).toBeLessThan(500);
+          if (String(res.headers['content-type']).startsWith('text/html')) {
+            expect(res.statusCode, label).toBe(404);
+            expect(res.body, label).toContain('link is not valid');
+            expect(res.body, label).not.toContain('<script>alert');
+          } else {
+            expectProblem(res, label);
+          }
+        }
+      }
+    }
+    expect(await snapshot(s)).toBe(before);
+  });
+
   it('answers a body of an unsupported content type with 415 on every route that takes one', async () => {
     const withBody = routes.filter(
       (r) => ['POST', 'PUT', 'PATCH'].includes(r.method) && r.path.startsWith('/v1/'),

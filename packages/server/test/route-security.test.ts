@@ -30,9 +30,14 @@ const OUTSIDE_API_KEYS: { pattern: RegExp; reason: string }[] = [
   { pattern: /^\/sdk\/presence-sdk\.tgz$/, reason: 'the SDK tarball is public (contract §14)' },
   { pattern: /^\/problems(\/|$)/, reason: 'the pages that describe error codes (problem types) are public' },
   { pattern: /^\/admin\/v1\//, reason: 'operator routes use PRESENCE_ADMIN_TOKEN: checked below' },
+  {
+    pattern: /^\/links\/assets\//,
+    reason:
+      "the hosted pages' stylesheet and scripts are public (test/browser/approval-pages.browser.test.ts)",
+  },
   { pattern: /^\/demo(\/|$)/, reason: 'the demo page is dev-tenant only (portal/demo.test.ts)' },
   {
-    pattern: /^\/(approve|enroll)\/:token\//,
+    pattern: /^\/(approve|enroll)\/:token(\/|$)/,
     reason:
       'the hosted approval and enrollment pages: the link token is the only credential (test/approval-links-security.test.ts)',
   },

@@ -222,6 +222,9 @@ export const EnrollmentPageState = Type.Object(
     expiresAt: IsoTime,
     used: Type.Boolean(),
     rpId: Type.String(),
+    setupProblem: Type.Union([Type.String(), Type.Null()], {
+      description: 'null when passkeys can work on this page; otherwise what the operator must change',
+    }),
   },
   { $id: 'EnrollmentPageState' },
 );

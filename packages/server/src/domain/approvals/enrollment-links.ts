@@ -6,6 +6,7 @@ import { toIso } from '../encoding.js';
 import { DomainError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { currentPolicy } from '../policy/get-policy.js';
+import { setupProblem } from './approval-page.js';
 import type { LinkSettings } from './create-approval.js';
 import { hashLinkToken, newLinkToken } from './link-token.js';
 import type { EnrollmentLinkRecord } from './ports.js';
@@ -51,7 +52,7 @@ async function openLink(deps: LinkDeps, token: string): Promise<EnrollmentLinkRe
 }
 
 /** What the enrollment page shows. */
-export async function readEnrollmentPage(deps: LinkDeps, token: string) {
+export async function readEnrollmentPage(deps: LinkDeps, token: string, links: LinkSettings) {
   const link = await deps.store.approvals.enrollmentLinks.getByTokenHash(hashLinkToken(token));
   if (!link) throw notFound('the enrollment link');
   const [tenant, policy] = await Promise.all([
@@ -65,6 +66,7 @@ export async function readEnrollmentPage(deps: LinkDeps, token: string) {
     expiresAt: toIso(link.expiresAt),
     used: link.usedAt !== null || link.expiresAt <= deps.clock.now(),
     rpId: policy.rules.rpId,
+    setupProblem: setupProblem(policy.rules, links.publicOrigin),
   };
 }
 

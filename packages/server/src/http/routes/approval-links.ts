@@ -102,7 +102,7 @@ export function approvalLinkRoutes(app: App, { links, rateLimits, metrics }: Rou
       querystring: NoQuery,
       response: { 200: EnrollmentPageState, ...problemResponses },
     },
-    handler: async (request) => readEnrollmentPage(request.deps, request.params.token),
+    handler: async (request) => readEnrollmentPage(request.deps, request.params.token, links),
   });
 
   app.post('/enroll/:token/options', {
