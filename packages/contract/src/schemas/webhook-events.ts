@@ -6,6 +6,7 @@
  */
 import { Type, type Static, type TLiteral, type TObject, type TSchema } from '@sinclair/typebox';
 import { DENIALS } from '../decisions.js';
+import { AuditEvent } from './audit.js';
 import { Invoice } from './billing.js';
 import { HashHex, IsoTime, Subject, prefixedId } from './common.js';
 import { Credential } from './credentials.js';
@@ -63,6 +64,7 @@ export const WEBHOOK_EVENTS = {
   'credential.revoked': CredentialEventData,
   'invoice.finalized': Invoice,
   'usage.quota_threshold': QuotaThresholdData,
+  'audit.event': AuditEvent,
 } as const satisfies Record<string, TSchema>;
 
 /** Sent only by `POST /v1/webhooks/endpoints/{endpointId}/test`; cannot be subscribed to. */
@@ -91,6 +93,7 @@ export type CredentialRegisteredEvent = WebhookEventOf<'credential.registered'>;
 export type CredentialRevokedEvent = WebhookEventOf<'credential.revoked'>;
 export type InvoiceFinalizedEvent = WebhookEventOf<'invoice.finalized'>;
 export type UsageQuotaThresholdEvent = WebhookEventOf<'usage.quota_threshold'>;
+export type AuditEventEvent = WebhookEventOf<'audit.event'>;
 export type WebhookTestEvent = WebhookEventOf<typeof WEBHOOK_TEST_EVENT>;
 
 /** Any event a Presence endpoint can receive, discriminated by `type`. */

@@ -1,4 +1,5 @@
 import {
+  buildAuditResources,
   buildBillingResources,
   buildKeyResources,
   buildPolicyResources,
@@ -35,6 +36,7 @@ export function createPresenceClient(options: PresenceClientOptions) {
     billing: buildBillingResources(transport),
     webhooks: buildWebhookResources(transport),
     wellKnown: buildWellKnownResources(transport),
+    audit: buildAuditResources(transport),
   };
 }
 

@@ -24,6 +24,8 @@ export type {
   CredentialRevokedEvent,
   InvoiceFinalizedEvent,
   UsageQuotaThresholdEvent,
+  AuditEventEvent,
+  AuditActorType,
   WebhookTestEvent,
 } from '#contract';
 
@@ -75,6 +77,8 @@ export interface RecoverWebhookBody extends Static<typeof C.RecoverWebhookBody> 
 export interface RecoverWebhookResult extends Static<typeof C.RecoverWebhookResult> {}
 export interface PolicyRules extends Static<typeof C.PolicyRules> {}
 export interface InvoiceLine extends Static<typeof C.InvoiceLine> {}
+export interface AuditEvent extends Static<typeof C.AuditEvent> {}
+export interface ListAuditEventsQuery extends Static<typeof C.ListAuditEventsQuery> {}
 
 export interface WebhookEndpointEnvelope {
   endpoint: WebhookEndpoint;

@@ -5,6 +5,7 @@
  * All times are Unix epoch milliseconds (integers).
  */
 import type { ApiKeyRepo } from './api-keys/ports.js';
+import type { AuditEventRepo } from './audit/ports.js';
 import type { BillingRepos } from './billing/ports.js';
 import type { CredentialRepo, RegistrationRepo } from './credentials/ports.js';
 import type { OutboxRepo } from './events/ports.js';
@@ -59,6 +60,8 @@ export interface StoreTx {
   retention: RetentionRepo;
   sealedSecrets: SealedSecretRepo;
   console: ConsoleRepos;
+  /** Every change of configuration or access (domain/audit). */
+  auditEvents: AuditEventRepo;
 }
 
 export interface Store extends StoreTx {

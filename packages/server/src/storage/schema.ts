@@ -297,17 +297,24 @@ export type ConsoleSessionsTable = {
   revoked_at: number | null;
 };
 
-export type ConsoleAuditTable = {
+/** Migration 0014: every change of configuration or access, by any door (domain/audit). */
+export type AuditEventsTable = {
   id: string;
   tenant_id: string;
-  member_id: string | null;
+  at: number;
+  actor_type: string;
+  actor_id: string;
+  actor_name: string;
   action: string;
-  target: string | null;
-  /** JSON object: what changed. */
-  detail: string;
+  target_type: string;
+  target_id: string;
+  target_name: string | null;
+  approval_id: string | null;
   receipt_id: string | null;
   receipt_hash_hex: string | null;
-  created_at: number;
+  request_id: string | null;
+  /** JSON object: what changed. */
+  detail: string;
 };
 
 export type SchemaMigrationsTable = {
@@ -408,6 +415,6 @@ export interface Database {
   console_members: ConsoleMembersTable;
   console_invites: ConsoleInvitesTable;
   console_sessions: ConsoleSessionsTable;
-  console_audit: ConsoleAuditTable;
+  audit_events: AuditEventsTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -93,25 +93,36 @@ for (const dialect of DIALECTS) {
       expect((await db.store.console.sessions.findByTokenHash(s2.tokenHash))?.revokedAt).toBe(T0 + 200);
     });
 
-    it('the audit log lists a tenant’s entries newest first, with their receipts', async () => {
+    it('the audit log lists a tenant’s events newest first, filtered and paged', async () => {
       const a = await seedTenant(db.store, records);
       const b = await seedTenant(db.store, records);
-      const entry = (tenantId: string, action: string) => ({
+      const entry = (tenantId: string, action: string, at: number, actorType: 'api_key' | 'cli') => ({
         id: records.id('aud'),
         tenantId,
-        memberId: null,
+        at,
+        actor: { type: actorType, id: actorType === 'cli' ? 'cli' : 'key_1', name: 'ops' },
         action,
-        target: 'key_1',
-        detail: { params: { graceSeconds: 60 } },
+        target: { type: 'api_key', id: 'key_1', name: 'backend' },
+        approvalId: null,
         receiptId: 'rct_1',
         receiptHashHex: 'ab'.repeat(32),
-        createdAt: T0,
+        requestId: 'req-1',
+        detail: { graceSeconds: 60 },
       });
-      const first = entry(a.tenant.id, 'api-key.rotate');
-      const second = entry(a.tenant.id, 'api-key.revoke');
-      for (const e of [first, second, entry(b.tenant.id, 'policy.change')])
-        await db.store.console.audit.insert(e);
-      expect(await db.store.console.audit.list(a.tenant.id, 10)).toEqual([second, first]);
+      const first = entry(a.tenant.id, 'api_key.rotated', T0, 'api_key');
+      const second = entry(a.tenant.id, 'api_key.revoked', T0 + 1000, 'cli');
+      for (const e of [first, second, entry(b.tenant.id, 'policy.changed', T0, 'api_key')])
+        await db.store.auditEvents.insert(e);
+      const list = (filter: object, page = { limit: 10 }) =>
+        db.store.auditEvents.list(a.tenant.id, filter, page);
+      expect(await list({})).toEqual([second, first]);
+      expect(await list({ actorType: 'cli' })).toEqual([second]);
+      expect(await list({ action: 'api_key.rotated' })).toEqual([first]);
+      expect(await list({ from: T0 + 1, to: T0 + 1001 })).toEqual([second]);
+      expect(await list({}, { limit: 1 })).toEqual([second]);
+      expect(await db.store.auditEvents.list(a.tenant.id, {}, { limit: 10, beforeId: second.id })).toEqual([
+        first,
+      ]);
     });
   });
 }

@@ -6,7 +6,8 @@ import { revokeCredential } from '../credentials/manage-credentials.js';
 import { memberSubject, type ConsoleSettings } from './console-settings.js';
 import { findOpenInvite } from './find-open-invite.js';
 import type { MemberRecord } from './ports.js';
-import { recordAudit } from './record-audit.js';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
+import { asMember } from './record-audit.js';
 import { createSession, type CreatedSession } from './create-session.js';
 
 export interface AcceptInviteInput {
@@ -49,12 +50,11 @@ export async function acceptInvite(
   const joined = await deps.store.transaction(async (tx) => {
     if (!(await tx.console.invites.consume(invite.id, now))) return false;
     await tx.console.members.insert(member);
-    await recordAudit(deps, tx, {
+    await recordAuditEvent(asMember(deps, member), tx, {
       tenantId: member.tenantId,
-      memberId: member.id,
       action: 'member.joined',
-      target: member.id,
-      detail: { role: member.role, displayName: member.displayName, credentialId: credential.id },
+      target: { type: 'member', id: member.id, name: member.displayName },
+      detail: { role: member.role, inviteId: invite.id, credentialId: credential.id },
     });
     return true;
   });

@@ -5,7 +5,9 @@ import { createRegistrationOptions } from '../credentials/create-registration-op
 import { registerCredential } from '../credentials/register-credential.js';
 import { memberSubject, type ConsoleSettings } from './console-settings.js';
 import type { MemberRecord } from './ports.js';
-import { recordAudit } from './record-audit.js';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
+import { withoutAudit } from '../audit/with-audit.js';
+import { asMember } from './record-audit.js';
 
 /** Step 1 of enrolling another passkey for the signed-in member (a second device, a backup key). */
 export async function startMemberPasskey(
@@ -32,13 +34,14 @@ export async function addMemberPasskey(
       { field: '/registrationId', message: 'not your ceremony' },
     ]);
   }
-  const credential = await registerCredential(deps, settings.consoleTenantId, input);
-  await recordAudit(deps, deps.store, {
-    tenantId: member.tenantId,
-    memberId: member.id,
-    action: 'member.passkey.add',
-    target: member.id,
-    detail: { credentialId: credential.id },
-  });
+  const credential = await registerCredential(withoutAudit(deps), settings.consoleTenantId, input);
+  await deps.store.transaction((tx) =>
+    recordAuditEvent(asMember(deps, member), tx, {
+      tenantId: member.tenantId,
+      action: 'member_passkey.added',
+      target: { type: 'member', id: member.id, name: member.displayName },
+      detail: { credentialId: credential.id },
+    }),
+  );
   return credential;
 }

@@ -1,4 +1,6 @@
 import type { Credential } from '@presence/contract';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
+import { withoutAudit } from '../audit/with-audit.js';
 import type { Deps } from '../deps.js';
 import { DomainError, notFound } from '../errors.js';
 import { listCredentials, revokeCredential } from '../credentials/manage-credentials.js';
@@ -22,7 +24,7 @@ export async function listMemberPasskeys(
 
 /** Removes a member of the tenant: its sessions end and its passkeys are revoked. */
 export async function removeMember(
-  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
   settings: Pick<ConsoleSettings, 'consoleTenantId'>,
   tenantId: string,
   memberId: string,
@@ -37,16 +39,23 @@ export async function removeMember(
   await deps.store.transaction(async (tx) => {
     await tx.console.members.remove(tenantId, memberId, now);
     await tx.console.sessions.revokeAllOfMember(memberId, now);
+    await recordAuditEvent(deps, tx, {
+      tenantId,
+      action: 'member.removed',
+      target: { type: 'member', id: member.id, name: member.displayName },
+      detail: { role: member.role },
+    });
   });
+  // Passkeys are credentials of the console's own tenant: the removal above is their audit event.
   for (const passkey of await listMemberPasskeys(deps, settings, memberId)) {
-    await revokeCredential(deps, settings.consoleTenantId, passkey.id);
+    await revokeCredential(withoutAudit(deps), settings.consoleTenantId, passkey.id);
   }
   return member;
 }
 
 /** Revokes one passkey of a member of the tenant (never another tenant's). */
 export async function removeMemberPasskey(
-  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
   settings: Pick<ConsoleSettings, 'consoleTenantId'>,
   tenantId: string,
   input: { memberId: string; credentialId: string },
@@ -57,5 +66,14 @@ export async function removeMemberPasskey(
   if (passkeys.length <= 1) {
     throw new DomainError('conflict', "a member's last passkey cannot be removed; remove the member instead");
   }
-  return revokeCredential(deps, settings.consoleTenantId, input.credentialId);
+  const revoked = await revokeCredential(withoutAudit(deps), settings.consoleTenantId, input.credentialId);
+  await deps.store.transaction((tx) =>
+    recordAuditEvent(deps, tx, {
+      tenantId,
+      action: 'member_passkey.removed',
+      target: { type: 'member', id: input.memberId, name: member?.displayName },
+      detail: { credentialId: revoked.id },
+    }),
+  );
+  return revoked;
 }

@@ -39,19 +39,6 @@ export interface SessionRecord {
   revokedAt: number | null;
 }
 
-export interface AuditRecord {
-  id: string;
-  tenantId: string;
-  memberId: string | null;
-  action: string;
-  target: string | null;
-  detail: Record<string, unknown>;
-  /** The presence receipt that approved the action (dangerous actions and sign-ins). */
-  receiptId: string | null;
-  receiptHashHex: string | null;
-  createdAt: number;
-}
-
 export interface ConsoleRepos {
   members: {
     insert(m: MemberRecord): Promise<void>;
@@ -74,10 +61,5 @@ export interface ConsoleRepos {
     touch(id: string, at: number): Promise<void>;
     revoke(id: string, at: number): Promise<void>;
     revokeAllOfMember(memberId: string, at: number): Promise<number>;
-  };
-  audit: {
-    insert(a: AuditRecord): Promise<void>;
-    /** Newest first. */
-    list(tenantId: string, limit: number): Promise<AuditRecord[]>;
   };
 }

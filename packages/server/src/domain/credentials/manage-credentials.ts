@@ -1,4 +1,5 @@
 import type { Credential } from '@presence/contract';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import { recordEvent } from '../events/record-event.js';
@@ -47,7 +48,7 @@ export async function getCredential(
  * twice is harmless and returns the credential as it is.
  */
 export async function revokeCredential(
-  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
   tenantId: string,
   ref: string,
 ): Promise<Credential> {
@@ -58,6 +59,11 @@ export async function revokeCredential(
     const revoked = await tx.credentials.revoke(tenantId, found.id, deps.clock.now());
     if (!revoked) throw notFound('the credential');
     await recordEvent(deps, tx, tenantId, 'credential.revoked', { credential: toCredential(revoked) });
+    await recordAuditEvent(deps, tx, {
+      tenantId,
+      action: 'credential.revoked',
+      target: { type: 'credential', id: revoked.id, name: revoked.subject },
+    });
     return toCredential(revoked);
   });
 }

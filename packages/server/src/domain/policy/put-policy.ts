@@ -1,4 +1,5 @@
 import type { PolicyBody, PolicyVersion } from '@presence/contract';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
 import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { canonicalJson, sha256Hex, toIso } from '../encoding.js';
@@ -10,7 +11,7 @@ import { resolvePolicy } from './resolve-policy.js';
 
 /** Writes a new immutable policy version; the previous versions stay, receipts name theirs. */
 export async function putPolicy(
-  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'currentPolicies'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'currentPolicies' | 'audit'>,
   tenantId: string,
   body: PolicyBody,
 ): Promise<PolicyVersion> {
@@ -18,6 +19,16 @@ export async function putPolicy(
     return await deps.store.transaction(async (tx) => {
       const current = await tx.policies.current(tenantId);
       const record = await insertPolicyVersion(deps, tx, tenantId, body, (current?.version ?? 0) + 1);
+      await recordAuditEvent(deps, tx, {
+        tenantId,
+        action: 'policy.changed',
+        target: { type: 'policy', id: record.id, name: `version ${record.version}` },
+        detail: {
+          version: record.version,
+          policyHashHex: record.hashHex,
+          previousVersion: current?.version ?? null,
+        },
+      });
       return toPolicyVersion(record);
     });
   } catch (error) {

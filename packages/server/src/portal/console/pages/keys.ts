@@ -6,7 +6,7 @@ import { listApiKeys } from '../../../domain/api-keys/manage-api-keys.js';
 import { mayChange } from '../../../domain/console/permissions.js';
 import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
-import { action, audit, Form, page, type View } from '../routes.js';
+import { action, Form, page, type View } from '../routes.js';
 import { badge, csrfField, dangerForm, stackedTable, secretOnce, when } from '../widgets.js';
 
 const CreateKeyForm = Form({
@@ -96,7 +96,6 @@ export function keyPages(app: App): void {
     // A member allowed to manage keys acts for the tenant's owner, like the CLI: any scope is grantable.
     const input = { name: body.name, scopes: body.scopes };
     const { key, secret } = await createApiKey(view.ctx.deps, view.tenantId, input, OWNER_SCOPES);
-    await audit(view, 'api-key.create', key.keyId, { name: key.name, scopes: key.scopes });
     return {
       title: 'API keys',
       nav: '/console/keys',

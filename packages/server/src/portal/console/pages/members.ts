@@ -5,7 +5,7 @@ import { mayChange } from '../../../domain/console/permissions.js';
 import { CONSOLE_ROLES, type MemberRecord } from '../../../domain/console/ports.js';
 import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
-import { action, audit, Form, page, type View } from '../routes.js';
+import { action, Form, page, type View } from '../routes.js';
 import { RegisterCredentialBody } from '@presence/contract';
 import { addMemberPasskey, startMemberPasskey } from '../../../domain/console/add-member-passkey.js';
 import { checkCsrf, consoleRequest, memberOf } from '../console-context.js';
@@ -116,7 +116,6 @@ export function memberPages(app: App): void {
       role: body.role,
       createdBy: view.signedIn.member.id,
     });
-    await audit(view, 'member.invite', invite.id, { role: invite.role });
     return {
       title: 'Members',
       nav: '/console/members',
@@ -131,7 +130,6 @@ export function memberPages(app: App): void {
     'members',
     async ({ view, params }) => {
       await removeMemberPasskey(view.ctx.deps, view.ctx.settings, view.tenantId, params);
-      await audit(view, 'member.passkey.remove', params.memberId, { credentialId: params.credentialId });
       return { redirect: '/console/members' };
     },
   );

@@ -13,7 +13,7 @@ import {
 } from '../../../domain/webhooks/manage-webhook-endpoints.js';
 import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
-import { action, audit, Form, page, type View } from '../routes.js';
+import { action, Form, page, type View } from '../routes.js';
 import { badge, dangerForm, empty, plainForm, when } from '../widgets.js';
 import { endpointState } from './webhooks.js';
 
@@ -150,8 +150,7 @@ export function webhookEndpointPages(app: App): void {
     { body: Empty, params: EndpointParams },
     'webhooks',
     async ({ view, params }) => {
-      const delivery = await sendTestWebhook(view.ctx.deps, view.tenantId, params.id);
-      await audit(view, 'webhook.test', params.id, { deliveryId: delivery.id });
+      await sendTestWebhook(view.ctx.deps, view.tenantId, params.id);
       return back(params.id);
     },
   );
@@ -163,7 +162,6 @@ export function webhookEndpointPages(app: App): void {
       'webhooks',
       async ({ view, params }) => {
         await updateWebhookEndpoint(view.ctx.deps, view.tenantId, params.id, { enabled });
-        await audit(view, enabled ? 'webhook.enable' : 'webhook.disable', params.id, {});
         return back(params.id);
       },
     );
@@ -175,8 +173,7 @@ export function webhookEndpointPages(app: App): void {
     'webhooks',
     async ({ view, params, body }) => {
       const since = Date.parse(`${body.since}:00Z`);
-      const { requeued } = await recoverWebhookDeliveries(view.ctx.deps, view.tenantId, params.id, since);
-      await audit(view, 'webhook.recover', params.id, { since: new Date(since).toISOString(), requeued });
+      await recoverWebhookDeliveries(view.ctx.deps, view.tenantId, params.id, since);
       return back(params.id);
     },
   );
@@ -187,7 +184,6 @@ export function webhookEndpointPages(app: App): void {
     'webhooks',
     async ({ view, params }) => {
       const delivery = await redeliverWebhook(view.ctx.deps, view.tenantId, params.deliveryId);
-      await audit(view, 'webhook.redeliver', delivery.endpointId, { deliveryId: delivery.id });
       return back(delivery.endpointId);
     },
   );

@@ -7,7 +7,7 @@ import {
 } from '../../../domain/webhooks/manage-webhook-endpoints.js';
 import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
-import { action, audit, Form, page, type View } from '../routes.js';
+import { action, Form, page, type View } from '../routes.js';
 import { badge, csrfField, empty, secretOnce, when } from '../widgets.js';
 
 const CreateEndpointForm = Form({
@@ -106,7 +106,6 @@ export function webhookPages(app: App): void {
       events: body.events,
       ...(body.description ? { description: body.description } : {}),
     });
-    await audit(view, 'webhook.create', endpoint.id, { url: endpoint.url, events: endpoint.events });
     const shown = html`${secretOnce('Signing secret', secret)}
       <p>
         <a href="/console/webhooks/${endpoint.id}">Open the endpoint ${endpoint.url}</a> to send a test event.
