@@ -3,7 +3,7 @@ import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { createRegistrationOptions } from '../credentials/create-registration-options.js';
 import { registerCredential } from '../credentials/register-credential.js';
-import { memberSubject, type ConsoleSettings } from './console-settings.js';
+import { consolePasskeyUserName, memberSubject, type ConsoleSettings } from './console-settings.js';
 import type { MemberRecord } from './ports.js';
 import { recordAuditEvent } from '../audit/record-audit-event.js';
 import { withoutAudit } from '../audit/with-audit.js';
@@ -18,6 +18,7 @@ export async function startMemberPasskey(
   return createRegistrationOptions(deps, settings.consoleTenantId, {
     subject: memberSubject(member.id),
     displayName: member.displayName,
+    userName: consolePasskeyUserName(member.displayName),
   });
 }
 

@@ -6,6 +6,7 @@ import {
   memberIdOfSubject,
   presenceRefused,
   SIGN_IN_ACTION_HASH_HEX,
+  unknownConsolePasskey,
   type ConsoleSettings,
 } from './console-settings.js';
 import { createSession, type CreatedSession } from './create-session.js';
@@ -30,6 +31,9 @@ export async function finishSignIn(
     ]);
   }
   const result = await verifyPresence(deps, tenantId, input);
+  if (result.decision === 'CREDENTIAL_NOT_FOUND' || result.decision === 'CREDENTIAL_REVOKED') {
+    throw unknownConsolePasskey();
+  }
   if (result.decision !== 'PRESENCE_VERIFIED') throw presenceRefused(result.decision, result.reason);
   const receipt = await deps.store.receipts.get(tenantId, result.receiptId!);
   const memberId = receipt && memberIdOfSubject(receipt.subject);

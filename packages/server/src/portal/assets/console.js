@@ -76,6 +76,8 @@
     box.append(row);
   }
 
+  let lastCredentialId = '';
+
   function signIn(section) {
     const button = $('sign-in-button');
     const status = $('sign-in-status');
@@ -83,17 +85,34 @@
     button.addEventListener('click', async () => {
       button.disabled = true;
       setStatus(status, 'Waiting for your passkey…', 'busy');
+      let challenge;
+      lastCredentialId = '';
       try {
-        const challenge = await api('/console/api/sign-in/options');
+        challenge = await api('/console/api/sign-in/options');
         const assertion = await webauthn.startAuthentication({ optionsJSON: challenge.publicKey });
+        lastCredentialId = assertion.id;
         await api('/console/api/sign-in', { challengeId: challenge.challengeId, assertion });
         setStatus(status, 'Signed in.', 'ok');
         location.assign(section.dataset.next || '/console');
       } catch (error) {
         setStatus(status, 'Not signed in. ' + explain(error), 'error');
+        forgetUnknownPasskey(error, challenge);
         button.disabled = false;
       }
     });
+  }
+
+  // WebAuthn signal API (feature-detected): tell the browser's passkey manager that the console
+  // does not know this passkey, so it can hide or remove it from the console's list.
+  function forgetUnknownPasskey(error, challenge) {
+    const problem = error && error.problem;
+    const unknown = problem && (problem.errors || []).some((e) => e.field === '/assertion/id');
+    const signal = window.PublicKeyCredential && PublicKeyCredential.signalUnknownCredential;
+    if (!unknown || !challenge || !lastCredentialId || typeof signal !== 'function') return;
+    PublicKeyCredential.signalUnknownCredential({
+      rpId: challenge.publicKey.rpId || location.hostname,
+      credentialId: lastCredentialId,
+    }).catch(() => undefined);
   }
 
   function enroll(section) {
