@@ -47,6 +47,8 @@ export interface ConsoleRepos {
     getAnyTenant(id: string): Promise<MemberRecord | undefined>;
     list(tenantId: string): Promise<MemberRecord[]>;
     remove(tenantId: string, id: string, at: number): Promise<boolean>;
+    /** Sets a current member's role only if it is still `from` (compare-and-set); false otherwise. */
+    setRole(tenantId: string, id: string, from: ConsoleRole, to: ConsoleRole): Promise<boolean>;
   };
   invites: {
     insert(i: InviteRecord): Promise<void>;
@@ -54,6 +56,8 @@ export interface ConsoleRepos {
     /** Marks it used only if unused and unexpired; false otherwise (single use under races). */
     consume(id: string, at: number): Promise<boolean>;
     listOpen(tenantId: string, now: number): Promise<InviteRecord[]>;
+    /** Ends an open invite of the tenant now (its link stops working); false when not open. */
+    cancel(tenantId: string, id: string, at: number): Promise<boolean>;
   };
   sessions: {
     insert(s: SessionRecord): Promise<void>;

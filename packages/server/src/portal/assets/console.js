@@ -165,7 +165,7 @@
     const json = form.querySelector('textarea[data-json]');
     if (json) return JSON.parse(json.value);
     const params = {};
-    for (const input of form.querySelectorAll('input[name]:not([type="hidden"])')) {
+    for (const input of form.querySelectorAll('input[name]:not([type="hidden"]), select[name]')) {
       params[input.name] = input.type === 'number' ? Number(input.value) : input.value;
     }
     return params;

@@ -18,6 +18,7 @@ import { credentialPages } from './pages/credentials.js';
 import { policyPages } from './pages/policy.js';
 import { usagePages } from './pages/usage.js';
 import { memberPages } from './pages/members.js';
+import { memberControlRoutes } from './pages/member-controls.js';
 import { auditPages } from './pages/audit.js';
 
 export interface ConsolePortalOptions {
@@ -55,6 +56,7 @@ export function consolePortal(options: ConsolePortalOptions) {
         policyPages,
         usagePages,
         memberPages,
+        memberControlRoutes,
         auditPages,
       ]) {
         routes(child);

@@ -46,6 +46,17 @@ export function createConsoleRepos(db: Kysely<Database>): ConsoleRepos {
             .where('removed_at', 'is', null)
             .executeTakeFirst(),
         ),
+      setRole: async (tenantId, id, from, to) =>
+        changedAny(
+          await db
+            .updateTable('console_members')
+            .set({ role: to })
+            .where('tenant_id', '=', tenantId)
+            .where('id', '=', id)
+            .where('role', '=', from)
+            .where('removed_at', 'is', null)
+            .executeTakeFirst(),
+        ),
     },
     invites: createInviteRepo(db),
     sessions: createSessionRepo(db),
@@ -85,6 +96,17 @@ function createInviteRepo(db: Kysely<Database>): ConsoleRepos['invites'] {
           .orderBy('id')
           .execute()
       ).map(toInvite),
+    cancel: async (tenantId, id, at) =>
+      changedAny(
+        await db
+          .updateTable('console_invites')
+          .set({ expires_at: at })
+          .where('tenant_id', '=', tenantId)
+          .where('id', '=', id)
+          .where('used_at', 'is', null)
+          .where('expires_at', '>', at)
+          .executeTakeFirst(),
+      ),
   };
 }
 

@@ -81,7 +81,13 @@ export function approvalRoutes(app: App): void {
     });
     // The change's own audit event names this member and the receipt that approved it.
     const deps = asMember(ctx.deps, signedIn.member, { requestId: request.id, receipt });
-    const result = await change.execute({ ...ctx, deps }, exact.tenantId, exact.target, params as never);
+    const result = await change.execute(
+      { ...ctx, deps },
+      exact.tenantId,
+      exact.target,
+      params as never,
+      signedIn.member,
+    );
     return { ...result, receiptId: receipt.receiptId, receiptHashHex: receipt.receiptHashHex };
   });
 

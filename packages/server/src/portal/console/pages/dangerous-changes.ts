@@ -3,7 +3,9 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { getApiKey, revokeApiKey, rotateApiKey } from '../../../domain/api-keys/manage-api-keys.js';
 import { OWNER_SCOPES } from '../../../domain/api-keys/check-grantable-scopes.js';
+import { changeMemberRole } from '../../../domain/console/change-member-role.js';
 import { removeMember } from '../../../domain/console/manage-members.js';
+import { CONSOLE_ROLES, type ConsoleRole, type MemberRecord } from '../../../domain/console/ports.js';
 import type { ConsolePermission } from '../../../domain/console/permissions.js';
 import { DomainError, notFound } from '../../../domain/errors.js';
 import { putPolicy } from '../../../domain/policy/put-policy.js';
@@ -27,7 +29,14 @@ interface DangerousChange {
   params: TSchema;
   /** Refuses unknown or foreign targets before any challenge is made. */
   check(ctx: ConsoleContext, tenantId: string, target: string): Promise<void>;
-  execute(ctx: ConsoleContext, tenantId: string, target: string, params: never): Promise<ChangeResult>;
+  /** `member`: who approved it with their passkey. */
+  execute(
+    ctx: ConsoleContext,
+    tenantId: string,
+    target: string,
+    params: never,
+    member: MemberRecord,
+  ): Promise<ChangeResult>;
 }
 
 const NoParams = Type.Object({}, { additionalProperties: false });
@@ -40,6 +49,11 @@ async function checkKey(ctx: ConsoleContext, tenantId: string, target: string) {
 
 async function checkEndpoint(ctx: ConsoleContext, tenantId: string, target: string) {
   await getWebhookEndpoint(ctx.deps, tenantId, target);
+}
+
+async function checkMember(ctx: ConsoleContext, tenantId: string, target: string) {
+  const member = await ctx.deps.store.console.members.get(tenantId, target);
+  if (!member || member.removedAt !== null) throw notFound('the member');
 }
 
 /** The console's dangerous changes: each needs the member's passkey (docs/console.md). */
@@ -100,15 +114,24 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
   'member.remove': {
     permission: 'members',
     params: NoParams,
-    check: async (ctx, tenantId, target) => {
-      const member = await ctx.deps.store.console.members.get(tenantId, target);
-      if (!member || member.removedAt !== null) throw notFound('the member');
-    },
+    check: checkMember,
     execute: async (ctx, tenantId, target) => {
       const member = await removeMember(ctx.deps, ctx.settings, tenantId, target);
       return {
         message: `${member.displayName} was removed; their sessions ended and passkeys were revoked.`,
       };
+    },
+  },
+  'member.change-role': {
+    permission: 'members',
+    params: Type.Object(
+      { role: Type.Union(CONSOLE_ROLES.map((r) => Type.Literal(r))) },
+      { additionalProperties: false },
+    ),
+    check: checkMember,
+    execute: async (ctx, _tenantId, target, params: { role: ConsoleRole }, changer) => {
+      const { member, from } = await changeMemberRole(ctx.deps, changer, target, params.role);
+      return { message: `${member.displayName} is now ${member.role} (was ${from}).` };
     },
   },
 };

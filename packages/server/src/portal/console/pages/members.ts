@@ -10,6 +10,7 @@ import { RegisterCredentialBody } from '@presence/contract';
 import { addMemberPasskey, startMemberPasskey } from '../../../domain/console/add-member-passkey.js';
 import { checkCsrf, consoleRequest, memberOf } from '../console-context.js';
 import { csrfField, dangerForm, plainForm, secretOnce, when } from '../widgets.js';
+import { roleForm } from './member-controls.js';
 
 const InviteForm = Form({ role: Type.Union(CONSOLE_ROLES.map((r) => Type.Literal(r))) });
 const PasskeyParams = Type.Object({
@@ -40,6 +41,7 @@ async function memberCard(view: View, m: MemberRecord, owner: boolean): Promise<
           </p>`
         : ''
     }
+    ${owner && !self ? roleForm(view, m) : ''}
     ${owner && !self ? dangerForm({ kind: 'member.remove', target: m.id, label: `Remove ${m.displayName}`, csrf: view.csrf }) : ''}
   </li>`;
 }
@@ -63,7 +65,13 @@ async function membersBody(view: View, shown?: SafeHtml): Promise<SafeHtml> {
         invites.length === 0
           ? html`<p class="muted">No open invites.</p>`
           : html`<ul class="plain">
-              ${invites.map((i) => html`<li>${i.role} · made ${when(i.createdAt)} · valid until ${when(i.expiresAt)}</li>`)}
+              ${invites.map(
+                (i) =>
+                  html`<li>
+                    ${i.role} · made ${when(i.createdAt)} · valid until ${when(i.expiresAt)}
+                    ${owner ? plainForm(`/console/members/invites/${i.id}/cancel`, view.csrf, `Cancel invite|for a ${i.role}, made ${when(i.createdAt)}`, html``, 'danger') : ''}
+                  </li>`,
+              )}
             </ul>`
       }
       ${
