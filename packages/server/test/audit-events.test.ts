@@ -79,6 +79,7 @@ describeEachDialect('audit events through API keys', (dialect) => {
   it('reads console audit rows written before migration 0014, in the new vocabulary', async () => {
     const { tenantId } = await s.newTenant();
     await rawExec(s.testStore, `DROP TABLE audit_events`);
+    await rawExec(s.testStore, `DROP INDEX challenges_denied_idx`);
     await rawExec(s.testStore, `DELETE FROM schema_migrations WHERE id = '0014-audit-events'`);
     await rawExec(
       s.testStore,

@@ -9,6 +9,7 @@ import type { ConsoleSettings } from '../src/domain/console/console-settings.js'
 import { createInvite } from '../src/domain/console/create-invite.js';
 import type { ConsoleRole } from '../src/domain/console/ports.js';
 import { ConsoleClient } from './support/console-client.js';
+import { FLAG } from './support/soft-authenticator.js';
 import { describeEachDialect } from './support/each-dialect.js';
 import { useTestService } from './support/test-service.js';
 
@@ -138,5 +139,45 @@ describeEachDialect('console day-one controls', (dialect) => {
     expect(refused.json.detail).toContain('not a Presence console passkey');
     expect(refused.json.detail).toContain('Presence console — <your name>');
     expect(refused.json.errors).toEqual([{ field: '/assertion/id', message: 'unknown console passkey' }]);
+  });
+
+  it('lists denied attempts (subject, decision, reason, time) of its own tenant only', async () => {
+    const owner = await member('auditor', 'Aud');
+    const { authenticator } = await s.enroll('payer-7');
+    const challenge = await s.request('POST', '/v1/presence/challenge', {
+      actionHashHex: 'ab'.repeat(32),
+      subject: 'payer-7',
+      purpose: 'payout',
+    });
+    const assertion = authenticator.assert({ challenge: challenge.json.publicKey.challenge, flags: FLAG.UP });
+    const verified = await s.request('POST', '/v1/presence/verify', {
+      challengeId: challenge.json.challengeId,
+      assertion,
+    });
+    expect(verified.json.decision).toBe('USER_NOT_VERIFIED');
+    const page = await owner.get('/console/denied');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain(challenge.json.challengeId);
+    expect(page.body).toContain('payer-7');
+    expect(page.body).toContain('USER_NOT_VERIFIED');
+    expect(page.body).toContain('payout');
+    const other = await s.newTenant();
+    const theirs = await s.request(
+      'POST',
+      '/v1/presence/challenge',
+      { actionHashHex: 'cd'.repeat(32) },
+      other.apiKey,
+    );
+    expect(theirs.status).toBe(201);
+    const foreign = authenticator.assert({ challenge: theirs.json.publicKey.challenge });
+    const denied = await s.request(
+      'POST',
+      '/v1/presence/verify',
+      { challengeId: theirs.json.challengeId, assertion: foreign },
+      other.apiKey,
+    );
+    expect(denied.json.decision).toBe('CREDENTIAL_NOT_FOUND');
+    expect((await owner.get('/console/denied')).body).not.toContain(theirs.json.challengeId);
+    expect((await owner.get('/console/denied?before=x')).status).toBe(400);
   });
 });

@@ -20,6 +20,7 @@ import { usagePages } from './pages/usage.js';
 import { memberPages } from './pages/members.js';
 import { memberControlRoutes } from './pages/member-controls.js';
 import { auditPages } from './pages/audit.js';
+import { deniedPages } from './pages/denied.js';
 
 export interface ConsolePortalOptions {
   settings: () => Promise<ConsoleSettings>;
@@ -58,6 +59,7 @@ export function consolePortal(options: ConsolePortalOptions) {
         memberPages,
         memberControlRoutes,
         auditPages,
+        deniedPages,
       ]) {
         routes(child);
       }

@@ -1,7 +1,8 @@
 /**
  * PostgreSQL 0014: one audit log for every door (contract §14, domain/audit). The console audit rows
  * of 0009 are copied over in the new vocabulary, then that table goes: one source of audit
- * events. Same shape as the SQLite migration.
+ * events. Also a partial index for the console's denied attempts. Same shape as the
+ * SQLite migration.
  */
 import { sql, type QueryExecutorProvider } from 'kysely';
 import { copyConsoleAudit } from '../audit-events-copy.js';
@@ -27,6 +28,9 @@ const STATEMENTS = [
   `CREATE INDEX audit_events_tenant_idx ON audit_events (tenant_id, id)`,
   copyConsoleAudit(`replace(a.action, '-', '_')`, `split_part(a.action, '.', 1)`),
   `DROP TABLE console_audit`,
+  // The console's denied attempts: a tenant's stored denials, newest first, without a scan.
+  `CREATE INDEX challenges_denied_idx ON challenges (tenant_id, id)
+    WHERE decision IS NOT NULL AND decision <> 'PRESENCE_VERIFIED'`,
 ];
 
 export async function up(db: QueryExecutorProvider): Promise<void> {

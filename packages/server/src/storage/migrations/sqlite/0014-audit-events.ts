@@ -1,7 +1,8 @@
 /**
  * SQLite 0014: one audit log for every door (contract §14, domain/audit). The console audit rows
  * of 0009 are copied over in the new vocabulary, then that table goes: one source of audit
- * events. Same shape as the PostgreSQL migration.
+ * events. Also a partial index for the console's denied attempts. Same shape as the
+ * PostgreSQL migration.
  */
 import { sql, type QueryExecutorProvider } from 'kysely';
 import { copyConsoleAudit } from '../audit-events-copy.js';
@@ -30,6 +31,9 @@ const STATEMENTS = [
     `CASE WHEN instr(a.action, '.') > 0 THEN substr(a.action, 1, instr(a.action, '.') - 1) ELSE a.action END`,
   ),
   `DROP TABLE console_audit`,
+  // The console's denied attempts: a tenant's stored denials, newest first, without a scan.
+  `CREATE INDEX challenges_denied_idx ON challenges (tenant_id, id)
+    WHERE decision IS NOT NULL AND decision <> 'PRESENCE_VERIFIED'`,
 ];
 
 export async function up(db: QueryExecutorProvider): Promise<void> {
