@@ -80,6 +80,7 @@ describeEachDialect('audit events through API keys', (dialect) => {
     const { tenantId } = await s.newTenant();
     await rawExec(s.testStore, `DROP TABLE audit_events`);
     await rawExec(s.testStore, `DROP INDEX challenges_denied_idx`);
+    await rawExec(s.testStore, `DROP TABLE console_passkey_names`);
     await rawExec(s.testStore, `DELETE FROM schema_migrations WHERE id = '0014-audit-events'`);
     await rawExec(
       s.testStore,

@@ -9,7 +9,7 @@ import type { ConsoleSettings } from '../src/domain/console/console-settings.js'
 import { createInvite } from '../src/domain/console/create-invite.js';
 import type { ConsoleRole } from '../src/domain/console/ports.js';
 import { ConsoleClient } from './support/console-client.js';
-import { FLAG } from './support/soft-authenticator.js';
+import { FLAG, SoftAuthenticator } from './support/soft-authenticator.js';
 import { describeEachDialect } from './support/each-dialect.js';
 import { useTestService } from './support/test-service.js';
 
@@ -179,5 +179,36 @@ describeEachDialect('console day-one controls', (dialect) => {
     expect(denied.json.decision).toBe('CREDENTIAL_NOT_FOUND');
     expect((await owner.get('/console/denied')).body).not.toContain(theirs.json.challengeId);
     expect((await owner.get('/console/denied?before=x')).status).toBe(400);
+  });
+
+  it('names passkeys by device: on adding one, and later by the member or an owner only', async () => {
+    const dev = await member('developer', 'Devi');
+    const options = await dev.post('/console/api/passkeys/options', {});
+    expect(options.json.publicKey.user.name).toBe('Presence console — Devi');
+    const phone = new SoftAuthenticator('localhost', (await consoleSettings()).origin);
+    const credential = phone.register({ challenge: options.json.publicKey.challenge });
+    const added = await dev.post('/console/api/passkeys', {
+      registrationId: options.json.registrationId,
+      credential,
+      deviceName: 'Chrome on Android',
+    });
+    expect(added.status, added.body).toBe(200);
+    const id = added.json.credential.id as string;
+    const devId = await memberId('Devi');
+    expect((await dev.get('/console/members')).body).toContain('Chrome on Android');
+    const renamed = await dev.form(`/console/members/${devId}/passkeys/${id}/name`, [['name', 'Pixel 9']]);
+    expect(renamed.status).toBe(303);
+    expect((await dev.get('/console/members')).body).toContain('Pixel 9');
+    const other = await member('admin', 'Ali');
+    const refused = await other.form(`/console/members/${devId}/passkeys/${id}/name`, [['name', 'Mine']]);
+    expect(refused.status).toBe(403);
+    const empty = await dev.form(`/console/members/${devId}/passkeys/${id}/name`, [['name', '']]);
+    expect(empty.status).toBe(400);
+    const owner = await member('owner', 'Oren');
+    expect(
+      (await owner.form(`/console/members/${devId}/passkeys/${id}/name`, [['name', 'Devi phone']])).status,
+    ).toBe(303);
+    const events = (await s.request('GET', '/v1/audit-events?action=member_passkey.named')).json.data;
+    expect(events.map((e: { actor: { name: string } }) => e.actor.name)).toEqual(['Oren', 'Devi']);
   });
 });

@@ -297,6 +297,15 @@ export type ConsoleSessionsTable = {
   revoked_at: number | null;
 };
 
+/** Migration 0014: members' names for their console passkeys (credentials of the console tenant). */
+export type ConsolePasskeyNamesTable = {
+  credential_ref: string;
+  tenant_id: string;
+  member_id: string;
+  name: string;
+  updated_at: number;
+};
+
 /** Migration 0014: every change of configuration or access, by any door (domain/audit). */
 export type AuditEventsTable = {
   id: string;
@@ -416,5 +425,6 @@ export interface Database {
   console_invites: ConsoleInvitesTable;
   console_sessions: ConsoleSessionsTable;
   audit_events: AuditEventsTable;
+  console_passkey_names: ConsolePasskeyNamesTable;
   schema_migrations: SchemaMigrationsTable;
 }

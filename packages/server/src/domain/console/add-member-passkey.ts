@@ -27,7 +27,7 @@ export async function addMemberPasskey(
   deps: Pick<Deps, 'store' | 'clock' | 'random'>,
   settings: Pick<ConsoleSettings, 'consoleTenantId'>,
   member: MemberRecord,
-  input: RegisterCredentialBody,
+  input: RegisterCredentialBody & { deviceName?: string | undefined },
 ) {
   const registration = await deps.store.registrations.get(settings.consoleTenantId, input.registrationId);
   if (!registration || registration.subject !== memberSubject(member.id)) {
@@ -35,14 +35,26 @@ export async function addMemberPasskey(
       { field: '/registrationId', message: 'not your ceremony' },
     ]);
   }
-  const credential = await registerCredential(withoutAudit(deps), settings.consoleTenantId, input);
-  await deps.store.transaction((tx) =>
-    recordAuditEvent(asMember(deps, member), tx, {
+  const { deviceName, ...body } = input;
+  const credential = await registerCredential(withoutAudit(deps), settings.consoleTenantId, body);
+  const name = deviceName?.trim() || undefined;
+  await deps.store.transaction(async (tx) => {
+    if (name !== undefined) {
+      const at = deps.clock.now();
+      await tx.console.passkeyNames.put({
+        credentialRef: credential.id,
+        tenantId: member.tenantId,
+        memberId: member.id,
+        name,
+        at,
+      });
+    }
+    await recordAuditEvent(asMember(deps, member), tx, {
       tenantId: member.tenantId,
       action: 'member_passkey.added',
       target: { type: 'member', id: member.id, name: member.displayName },
-      detail: { credentialId: credential.id },
-    }),
-  );
+      detail: { credentialId: credential.id, name: name ?? null },
+    });
+  });
   return credential;
 }

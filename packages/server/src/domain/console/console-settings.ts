@@ -49,10 +49,14 @@ export function consolePasskeyUserName(displayName: string): string {
  * localhost, or a removed member's). The field names the assertion's id, so the page can tell
  * the browser (WebAuthn signal API) that this passkey is unknown here.
  */
-export function unknownConsolePasskey(): DomainError {
+export function unknownConsolePasskey(decision: 'CREDENTIAL_NOT_FOUND' | 'CREDENTIAL_REVOKED'): DomainError {
+  const what =
+    decision === 'CREDENTIAL_REVOKED'
+      ? 'this passkey was removed from the Presence console (CREDENTIAL_REVOKED)'
+      : 'this passkey is not a Presence console passkey (CREDENTIAL_NOT_FOUND: it may be the demo’s, or another site’s on this host)';
   return new DomainError(
     'forbidden',
-    'this passkey is not a Presence console passkey (it may be the demo’s, or another site’s on this host). Sign in again and pick the passkey named “Presence console — <your name>”; if you have none, ask an owner for an invite. Nothing was changed.',
+    `${what}. Sign in again and pick the passkey named “Presence console — <your name>”; if you have none, ask an owner for an invite. Nothing was changed.`,
     [{ field: '/assertion/id', message: 'unknown console passkey' }],
   );
 }

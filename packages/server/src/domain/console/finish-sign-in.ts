@@ -32,7 +32,7 @@ export async function finishSignIn(
   }
   const result = await verifyPresence(deps, tenantId, input);
   if (result.decision === 'CREDENTIAL_NOT_FOUND' || result.decision === 'CREDENTIAL_REVOKED') {
-    throw unknownConsolePasskey();
+    throw unknownConsolePasskey(result.decision);
   }
   if (result.decision !== 'PRESENCE_VERIFIED') throw presenceRefused(result.decision, result.reason);
   const receipt = await deps.store.receipts.get(tenantId, result.receiptId!);

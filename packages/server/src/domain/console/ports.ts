@@ -66,4 +66,15 @@ export interface ConsoleRepos {
     revoke(id: string, at: number): Promise<void>;
     revokeAllOfMember(memberId: string, at: number): Promise<number>;
   };
+  passkeyNames: {
+    put(p: {
+      credentialRef: string;
+      tenantId: string;
+      memberId: string;
+      name: string;
+      at: number;
+    }): Promise<void>;
+    /** credential ref → name, for one member of the tenant. */
+    ofMember(tenantId: string, memberId: string): Promise<Map<string, string>>;
+  };
 }

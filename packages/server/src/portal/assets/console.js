@@ -143,6 +143,36 @@
     });
   }
 
+  // A first name for a new passkey, from what the browser says about this device ("Chrome on macOS");
+  // the member can rename it on the Members page.
+  function deviceName() {
+    const ua = navigator.userAgent || '';
+    const platform = (navigator.userAgentData && navigator.userAgentData.platform) || '';
+    const os =
+      platform ||
+      (/Android/.test(ua)
+        ? 'Android'
+        : /iPhone|iPad/.test(ua)
+          ? 'iOS'
+          : /Mac OS X/.test(ua)
+            ? 'macOS'
+            : /Windows/.test(ua)
+              ? 'Windows'
+              : /Linux/.test(ua)
+                ? 'Linux'
+                : '');
+    const browser = /Edg\//.test(ua)
+      ? 'Edge'
+      : /Firefox\//.test(ua)
+        ? 'Firefox'
+        : /Chrome\//.test(ua)
+          ? 'Chrome'
+          : /Safari\//.test(ua)
+            ? 'Safari'
+            : 'browser';
+    return (os ? browser + ' on ' + os : browser).slice(0, 60);
+  }
+
   function addPasskey(button) {
     const status = $('passkey-status');
     button.addEventListener('click', async () => {
@@ -151,7 +181,11 @@
       try {
         const options = await api('/console/api/passkeys/options');
         const credential = await webauthn.startRegistration({ optionsJSON: options.publicKey });
-        await api('/console/api/passkeys', { registrationId: options.registrationId, credential });
+        await api('/console/api/passkeys', {
+          registrationId: options.registrationId,
+          credential,
+          deviceName: deviceName(),
+        });
         setStatus(status, 'Passkey added.', 'ok');
         setTimeout(() => location.reload(), 1000);
       } catch (error) {

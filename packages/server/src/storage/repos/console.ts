@@ -60,6 +60,31 @@ export function createConsoleRepos(db: Kysely<Database>): ConsoleRepos {
     },
     invites: createInviteRepo(db),
     sessions: createSessionRepo(db),
+    passkeyNames: {
+      put: async (p) =>
+        void (await db
+          .insertInto('console_passkey_names')
+          .values({
+            credential_ref: p.credentialRef,
+            tenant_id: p.tenantId,
+            member_id: p.memberId,
+            name: p.name,
+            updated_at: p.at,
+          })
+          .onConflict((oc) => oc.column('credential_ref').doUpdateSet({ name: p.name, updated_at: p.at }))
+          .execute()),
+      ofMember: async (tenantId, memberId) =>
+        new Map(
+          (
+            await db
+              .selectFrom('console_passkey_names')
+              .select(['credential_ref', 'name'])
+              .where('tenant_id', '=', tenantId)
+              .where('member_id', '=', memberId)
+              .execute()
+          ).map((r) => [r.credential_ref, r.name]),
+        ),
+    },
   };
 }
 

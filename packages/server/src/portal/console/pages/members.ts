@@ -10,8 +10,15 @@ import { RegisterCredentialBody } from '@presence/contract';
 import { addMemberPasskey, startMemberPasskey } from '../../../domain/console/add-member-passkey.js';
 import { checkCsrf, consoleRequest, memberOf } from '../console-context.js';
 import { csrfField, dangerForm, plainForm, secretOnce, when } from '../widgets.js';
-import { roleForm } from './member-controls.js';
+import { nameForm, PASSKEY_NAME_MAX, roleForm } from './member-controls.js';
 
+const AddPasskeyBody = Type.Object(
+  {
+    ...RegisterCredentialBody.properties,
+    deviceName: Type.Optional(Type.String({ maxLength: PASSKEY_NAME_MAX })),
+  },
+  { additionalProperties: false },
+);
 const InviteForm = Form({ role: Type.Union(CONSOLE_ROLES.map((r) => Type.Literal(r))) });
 const PasskeyParams = Type.Object({
   memberId: Type.String({ pattern: '^mem_[0-9A-HJKMNP-TV-Z]{26}$' }),
@@ -20,6 +27,7 @@ const PasskeyParams = Type.Object({
 
 async function memberCard(view: View, m: MemberRecord, owner: boolean): Promise<SafeHtml> {
   const passkeys = await listMemberPasskeys(view.ctx.deps, view.ctx.settings, m.id);
+  const names = await view.ctx.deps.store.console.passkeyNames.ofMember(view.tenantId, m.id);
   const self = m.id === view.signedIn.member.id;
   return html`<li class="member">
     <p><strong>${m.displayName}</strong> · ${m.role}${self ? ' (you)' : ''} · joined ${when(m.createdAt)}</p>
@@ -27,8 +35,9 @@ async function memberCard(view: View, m: MemberRecord, owner: boolean): Promise<
       ${passkeys.map(
         (p) =>
           html`<li>
-            Passkey <code>${p.id}</code> · ${p.backedUp ? 'synced' : 'device-bound'} · last used
-            ${when(p.lastUsedAt)}
+            <strong>${names.get(p.id) ?? 'Unnamed passkey'}</strong> <code>${p.id}</code> ·
+            ${p.backedUp ? 'synced' : 'device-bound'} · last used ${when(p.lastUsedAt)}
+            ${self || owner ? nameForm(view, m, p.id, names.get(p.id)) : ''}
             ${owner && passkeys.length > 1 ? plainForm(`/console/members/${m.id}/passkeys/${p.id}/remove`, view.csrf, `Remove passkey|${p.id}`, html``, 'danger') : ''}
           </li>`,
       )}
@@ -101,16 +110,12 @@ export function memberPages(app: App): void {
     const { member } = memberOf(request);
     return startMemberPasskey(consoleRequest(request).ctx.deps, consoleRequest(request).ctx.settings, member);
   });
-  app.post(
-    '/console/api/passkeys',
-    { schema: { hide: true, body: RegisterCredentialBody } },
-    async (request) => {
-      checkCsrf(request);
-      const { member } = memberOf(request);
-      const { ctx } = consoleRequest(request);
-      return { credential: await addMemberPasskey(ctx.deps, ctx.settings, member, request.body) };
-    },
-  );
+  app.post('/console/api/passkeys', { schema: { hide: true, body: AddPasskeyBody } }, async (request) => {
+    checkCsrf(request);
+    const { member } = memberOf(request);
+    const { ctx } = consoleRequest(request);
+    return { credential: await addMemberPasskey(ctx.deps, ctx.settings, member, request.body) };
+  });
 
   page(app, '/console/members', {}, async ({ view }) => ({
     title: 'Members',

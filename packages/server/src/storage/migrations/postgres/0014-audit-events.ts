@@ -1,7 +1,7 @@
 /**
  * PostgreSQL 0014: one audit log for every door (contract §14, domain/audit). The console audit rows
  * of 0009 are copied over in the new vocabulary, then that table goes: one source of audit
- * events. Also a partial index for the console's denied attempts. Same shape as the
+ * events. Also a partial index for the console's denied attempts and passkey names. Same shape as the
  * SQLite migration.
  */
 import { sql, type QueryExecutorProvider } from 'kysely';
@@ -28,6 +28,15 @@ const STATEMENTS = [
   `CREATE INDEX audit_events_tenant_idx ON audit_events (tenant_id, id)`,
   copyConsoleAudit(`replace(a.action, '-', '_')`, `split_part(a.action, '.', 1)`),
   `DROP TABLE console_audit`,
+  // What members call their console passkeys ("MacBook Touch ID"); the passkeys themselves are
+  // credentials of the console tenant, so the name is kept beside them, keyed by credential ref.
+  `CREATE TABLE console_passkey_names (
+    credential_ref TEXT COLLATE "C" PRIMARY KEY,
+    tenant_id TEXT COLLATE "C" NOT NULL REFERENCES tenants (id),
+    member_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    updated_at BIGINT NOT NULL
+  )`,
   // The console's denied attempts: a tenant's stored denials, newest first, without a scan.
   `CREATE INDEX challenges_denied_idx ON challenges (tenant_id, id)
     WHERE decision IS NOT NULL AND decision <> 'PRESENCE_VERIFIED'`,

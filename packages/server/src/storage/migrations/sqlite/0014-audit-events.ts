@@ -1,7 +1,7 @@
 /**
  * SQLite 0014: one audit log for every door (contract §14, domain/audit). The console audit rows
  * of 0009 are copied over in the new vocabulary, then that table goes: one source of audit
- * events. Also a partial index for the console's denied attempts. Same shape as the
+ * events. Also a partial index for the console's denied attempts and passkey names. Same shape as the
  * PostgreSQL migration.
  */
 import { sql, type QueryExecutorProvider } from 'kysely';
@@ -31,6 +31,15 @@ const STATEMENTS = [
     `CASE WHEN instr(a.action, '.') > 0 THEN substr(a.action, 1, instr(a.action, '.') - 1) ELSE a.action END`,
   ),
   `DROP TABLE console_audit`,
+  // What members call their console passkeys ("MacBook Touch ID"); the passkeys themselves are
+  // credentials of the console tenant, so the name is kept beside them, keyed by credential ref.
+  `CREATE TABLE console_passkey_names (
+    credential_ref TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL REFERENCES tenants (id),
+    member_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT`,
   // The console's denied attempts: a tenant's stored denials, newest first, without a scan.
   `CREATE INDEX challenges_denied_idx ON challenges (tenant_id, id)
     WHERE decision IS NOT NULL AND decision <> 'PRESENCE_VERIFIED'`,
