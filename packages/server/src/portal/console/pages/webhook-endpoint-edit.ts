@@ -66,11 +66,11 @@ export function deliveryBodies(d: WebhookDelivery, body: DeliveryBody | undefine
     <p class="muted">Request body${body?.truncated ? ' (first 8 KiB)' : ''}</p>
     ${
       body?.requestBody
-        ? html`<pre class="snippet">${body.requestBody}</pre>`
+        ? html`<pre class="snippet wrap" tabindex="0" aria-label="Request body">${body.requestBody}</pre>`
         : html`<p class="muted">The event is no longer kept (retention).</p>`
     }
     <p class="muted">Response body of the last attempt (capped when stored)</p>
-    ${last?.responseSnippet ? html`<pre class="snippet">${last.responseSnippet}</pre>` : html`<p class="muted">none</p>`}
+    ${last?.responseSnippet ? html`<pre class="snippet wrap" tabindex="0" aria-label="Response body">${last.responseSnippet}</pre>` : html`<p class="muted">none</p>`}
   </details>`;
 }
 
