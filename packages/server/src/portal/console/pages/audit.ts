@@ -65,7 +65,9 @@ function row(e: AuditEvent): SafeHtml {
     <td data-label="Approved by receipt">
       ${
         e.receiptId
-          ? html`<a href="/console/receipts/${e.receiptId}"><code>${e.receiptId}</code></a>`
+          ? html`<code title="the receipt of the passkey check, in the console's own receipt log"
+              >${e.receiptId}</code
+            >`
           : html`<span class="muted">no passkey needed</span>`
       }
     </td>
