@@ -8,6 +8,7 @@ import type {
 } from '../../domain/console/ports.js';
 import type { ConsoleInvitesTable, ConsoleMembersTable, ConsoleSessionsTable, Database } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
+import { createPasskeyNameRepo } from './console-passkey-names.js';
 import { changedAny } from './rows.js';
 
 /** Console members, invites and sessions: the same queries in both dialects. */
@@ -60,31 +61,7 @@ export function createConsoleRepos(db: Kysely<Database>): ConsoleRepos {
     },
     invites: createInviteRepo(db),
     sessions: createSessionRepo(db),
-    passkeyNames: {
-      put: async (p) =>
-        void (await db
-          .insertInto('console_passkey_names')
-          .values({
-            credential_ref: p.credentialRef,
-            tenant_id: p.tenantId,
-            member_id: p.memberId,
-            name: p.name,
-            updated_at: p.at,
-          })
-          .onConflict((oc) => oc.column('credential_ref').doUpdateSet({ name: p.name, updated_at: p.at }))
-          .execute()),
-      ofMember: async (tenantId, memberId) =>
-        new Map(
-          (
-            await db
-              .selectFrom('console_passkey_names')
-              .select(['credential_ref', 'name'])
-              .where('tenant_id', '=', tenantId)
-              .where('member_id', '=', memberId)
-              .execute()
-          ).map((r) => [r.credential_ref, r.name]),
-        ),
-    },
+    passkeyNames: createPasskeyNameRepo(db),
   };
 }
 
