@@ -69,6 +69,47 @@ for (const dialect of DIALECTS) {
       expect(await db.store.console.members.list(a.tenant.id)).toEqual([]);
     });
 
+    it('cancelling an invite and changing a role are tenant-scoped compare-and-sets', async () => {
+      const a = await seedTenant(db.store, records);
+      const b = await seedTenant(db.store, records);
+      const open = invite(a.tenant.id);
+      await db.store.console.invites.insert(open);
+      expect(await db.store.console.invites.cancel(b.tenant.id, open.id, T0 + 1)).toBe(false);
+      const both = await Promise.all(
+        [1, 2].map(() => db.store.console.invites.cancel(a.tenant.id, open.id, T0 + 1)),
+      );
+      expect(both.filter(Boolean)).toHaveLength(1);
+      expect(await db.store.console.invites.consume(open.id, T0 + 2)).toBe(false);
+      expect(await db.store.console.invites.listOpen(a.tenant.id, T0 + 2)).toEqual([]);
+      const dev = member(a.tenant.id, 'developer');
+      await db.store.console.members.insert(dev);
+      expect(await db.store.console.members.setRole(b.tenant.id, dev.id, 'developer', 'admin')).toBe(false);
+      expect(await db.store.console.members.setRole(a.tenant.id, dev.id, 'auditor', 'admin')).toBe(false);
+      expect(await db.store.console.members.setRole(a.tenant.id, dev.id, 'developer', 'admin')).toBe(true);
+      expect((await db.store.console.members.get(a.tenant.id, dev.id))?.role).toBe('admin');
+    });
+
+    it('passkey names are kept per member of a tenant and renamed in place', async () => {
+      const a = await seedTenant(db.store, records);
+      const ada = member(a.tenant.id);
+      await db.store.console.members.insert(ada);
+      const put = (name: string, at: number) =>
+        db.store.console.passkeyNames.put({
+          credentialRef: 'cred_1',
+          tenantId: a.tenant.id,
+          memberId: ada.id,
+          name,
+          at,
+        });
+      await put('Phone', T0);
+      await put('Pixel 9', T0 + 1);
+      expect(await db.store.console.passkeyNames.ofMember(a.tenant.id, ada.id)).toEqual(
+        new Map([['cred_1', 'Pixel 9']]),
+      );
+      const b = await seedTenant(db.store, records);
+      expect((await db.store.console.passkeyNames.ofMember(b.tenant.id, ada.id)).size).toBe(0);
+    });
+
     it('sessions: touch only moves forward; revoking all of a member ends every one', async () => {
       const { tenant } = await seedTenant(db.store, records);
       const ada = member(tenant.id);
