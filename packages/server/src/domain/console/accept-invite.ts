@@ -15,6 +15,8 @@ export interface AcceptInviteInput {
   displayName: string;
   registrationId: string;
   credential: RegisterCredentialBody['credential'];
+  /** What the member calls this passkey ("Chrome on macOS"), if the page sent a name. */
+  deviceName?: string | undefined;
 }
 
 /**
@@ -50,6 +52,16 @@ export async function acceptInvite(
   const joined = await deps.store.transaction(async (tx) => {
     if (!(await tx.console.invites.consume(invite.id, now))) return false;
     await tx.console.members.insert(member);
+    const deviceName = input.deviceName?.trim();
+    if (deviceName) {
+      await tx.console.passkeyNames.put({
+        credentialRef: credential.id,
+        tenantId: member.tenantId,
+        memberId: member.id,
+        name: deviceName,
+        at: now,
+      });
+    }
     await recordAuditEvent(asMember(deps, member), tx, {
       tenantId: member.tenantId,
       action: 'member.joined',

@@ -133,7 +133,12 @@
         const path = '/console/api/invite/' + encodeURIComponent(token);
         const options = await api(path + '/options', { displayName });
         const credential = await webauthn.startRegistration({ optionsJSON: options.publicKey });
-        await api(path, { displayName, registrationId: options.registrationId, credential });
+        await api(path, {
+          displayName,
+          registrationId: options.registrationId,
+          credential,
+          deviceName: deviceName(),
+        });
         setStatus(status, 'Welcome! Your passkey is enrolled.', 'ok');
         location.assign('/console');
       } catch (error) {
