@@ -17,3 +17,4 @@ export * from './schemas/webhooks.js';
 export * from './schemas/webhook-events.js';
 export * from './schemas/billing.js';
 export * from './schemas/tenants.js';
+export * from './schemas/audit.js';

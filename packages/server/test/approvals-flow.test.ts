@@ -196,8 +196,8 @@ describeEachDialect('approvals over HTTP', (dialect) => {
     const again = await s.request('POST', `/v1/approvals/${created.json.approvalId}/cancel`);
     expect(again.status).toBe(409);
     expect(again.json.code).toBe('approval_not_pending');
-    const audit = await s.testStore.store.console.audit.list(s.tenantId, 200);
-    const ofThis = audit.filter((a) => a.target === created.json.approvalId).map((a) => a.action);
+    const audit = await s.testStore.store.auditEvents.list(s.tenantId, {}, { limit: 200 });
+    const ofThis = audit.filter((a) => a.target.id === created.json.approvalId).map((a) => a.action);
     expect(ofThis.sort()).toEqual(['approval.cancelled', 'approval.created']);
 
     const expiring = await s.request('POST', '/v1/approvals', {

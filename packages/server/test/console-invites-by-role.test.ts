@@ -50,8 +50,8 @@ describeEachDialect('console invites by role', (dialect) => {
       await memberIdOf('Invited admin'),
     );
     expect(joined?.role).toBe('admin');
-    const audit = await s.composed.deps.store.console.audit.list(s.tenantId, 20);
-    expect(audit.find((a) => a.action === 'member.invite')).toMatchObject({
+    const audit = await s.composed.deps.store.auditEvents.list(s.tenantId, {}, { limit: 20 });
+    expect(audit.find((a) => a.action === 'invite.created')).toMatchObject({
       receiptId: approved.json.receiptId,
     });
     const page = await owner.get('/console/members');

@@ -96,10 +96,10 @@ describeEachDialect('console keys by role', (dialect) => {
       scopes: string[];
     }[];
     expect(listed.find((k) => k.name === 'policy robot')?.scopes).toEqual(['policy:read', 'policy:write']);
-    const audit = await s.composed.deps.store.console.audit.list(s.tenantId, 20);
-    expect(audit.find((a) => a.action === 'api-key.create')).toMatchObject({
+    const audit = await s.composed.deps.store.auditEvents.list(s.tenantId, {}, { limit: 20 });
+    expect(audit.find((a) => a.action === 'api_key.created')).toMatchObject({
       receiptId: approved.json.receiptId,
-      target: listed.find((k) => k.name === 'policy robot')?.keyId,
+      target: { id: listed.find((k) => k.name === 'policy robot')?.keyId },
     });
     expect((await owner.get('/console/keys')).body).not.toContain(approved.json.secret);
   });

@@ -45,8 +45,8 @@ describeEachDialect('console member passkeys behind the passkey', (dialect) => {
     expect(added.status, added.body).toBe(200);
     const elsewhere = new ConsoleClient(s.composed.app, await s.composed.consoleSettings(), device);
     expect((await elsewhere.signIn()).status).toBe(200);
-    const audit = await s.composed.deps.store.console.audit.list(s.tenantId, 20);
-    expect(audit.find((a) => a.action === 'member.passkey.start')?.receiptId).toMatch(/^rct_/);
+    const audit = await s.composed.deps.store.auditEvents.list(s.tenantId, {}, { limit: 20 });
+    expect(audit.find((a) => a.action === 'member_passkey.add_started')?.receiptId).toMatch(/^rct_/);
   });
 
   it('no member, not even an owner, starts a passkey for another member', async () => {

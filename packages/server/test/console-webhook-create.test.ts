@@ -49,10 +49,10 @@ describeEachDialect('console webhook endpoints behind the passkey', (dialect) =>
     expect(approved.json.link.href).toMatch(/^\/console\/webhooks\/whe_/);
     const listed = (await s.request('GET', '/v1/webhooks/endpoints')).json.data;
     expect(listed).toMatchObject([{ url: change.params.url, events: change.params.events }]);
-    const audit = await s.composed.deps.store.console.audit.list(s.tenantId, 20);
-    expect(audit.find((a) => a.action === 'webhook.create')).toMatchObject({
+    const audit = await s.composed.deps.store.auditEvents.list(s.tenantId, {}, { limit: 20 });
+    expect(audit.find((a) => a.action === 'webhook_endpoint.created')).toMatchObject({
       receiptId: approved.json.receiptId,
-      target: listed[0].id,
+      target: { id: listed[0].id },
     });
   });
 

@@ -206,9 +206,10 @@ for (const dialect of DIALECTS) {
       expect(approved.status, approved.body).toBe(200);
       expect(approved.json.receiptId).toMatch(/^rct_/);
       expect((await service.request('GET', `/v1/keys/${keyId}`)).json.revokedAt).not.toBeNull();
-      const audit = await service.composed.deps.store.console.audit.list(service.tenantId, 10);
-      expect(audit.find((a) => a.action === 'api-key.revoke')).toMatchObject({
-        target: keyId,
+      const audit = await service.composed.deps.store.auditEvents.list(service.tenantId, {}, { limit: 10 });
+      expect(audit.find((a) => a.action === 'api_key.revoked')).toMatchObject({
+        actor: { type: 'console_member' },
+        target: { type: 'api_key', id: keyId, name: 'to revoke' },
         receiptId: approved.json.receiptId,
       });
     });

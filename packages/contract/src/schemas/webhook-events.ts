@@ -6,6 +6,7 @@
  */
 import { Type, type Static, type TLiteral, type TObject, type TSchema } from '@sinclair/typebox';
 import { DENIALS } from '../decisions.js';
+import { AuditEvent } from './audit.js';
 import { Invoice } from './billing.js';
 import { HashHex, IsoTime, Subject, prefixedId } from './common.js';
 import { Credential } from './credentials.js';
@@ -68,6 +69,7 @@ export const WEBHOOK_EVENTS = {
   'approval.rejected': Approval,
   'approval.expired': Approval,
   'approval.cancelled': Approval,
+  'audit.event': AuditEvent,
 } as const satisfies Record<string, TSchema>;
 
 /** Sent only by `POST /v1/webhooks/endpoints/{endpointId}/test`; cannot be subscribed to. */
@@ -100,6 +102,7 @@ export type ApprovalApprovedEvent = WebhookEventOf<'approval.approved'>;
 export type ApprovalRejectedEvent = WebhookEventOf<'approval.rejected'>;
 export type ApprovalExpiredEvent = WebhookEventOf<'approval.expired'>;
 export type ApprovalCancelledEvent = WebhookEventOf<'approval.cancelled'>;
+export type AuditEventEvent = WebhookEventOf<'audit.event'>;
 export type WebhookTestEvent = WebhookEventOf<typeof WEBHOOK_TEST_EVENT>;
 
 /** Any event a Presence endpoint can receive, discriminated by `type`. */

@@ -3,6 +3,8 @@ import { newIdempotencyKey } from './http-transport.js';
 import { PageIterator } from './page-iterator.js';
 import type {
   ApiKey,
+  AuditEvent,
+  ListAuditEventsQuery,
   CreateKeyBody,
   Invoice,
   KeyCreated,
@@ -48,6 +50,12 @@ export function buildKeyResources(t: HttpTransport) {
     revoke: (keyId: string, o?: CallOptions) =>
       t.json<ApiKey>({ method: 'DELETE', path: `/v1/keys/${id(keyId)}` }, o),
   };
+}
+
+/** Audit events (contract §14): every change of configuration or access, newest first. */
+export function buildAuditResources(t: HttpTransport) {
+  const events = listing<AuditEvent, Omit<ListAuditEventsQuery, 'cursor' | 'limit'>>(t, '/v1/audit-events');
+  return { listEventsPage: events.listPage, listEvents: events.list };
 }
 
 /** The tenant's verification policy; every PUT writes a new immutable version. */

@@ -1,4 +1,5 @@
 import {
+  buildAuditResources,
   buildBillingResources,
   buildKeyResources,
   buildPolicyResources,
@@ -38,6 +39,7 @@ export function createPresenceClient(options: PresenceClientOptions) {
     wellKnown: buildWellKnownResources(transport),
     approvals: buildApprovalResources(transport),
     enrollmentLinks: buildEnrollmentLinkResources(transport),
+    audit: buildAuditResources(transport),
   };
 }
 

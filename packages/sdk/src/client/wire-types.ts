@@ -24,6 +24,8 @@ export type {
   CredentialRevokedEvent,
   InvoiceFinalizedEvent,
   UsageQuotaThresholdEvent,
+  AuditEventEvent,
+  AuditActorType,
   WebhookTestEvent,
   ApprovalApprovedEvent,
   ApprovalRejectedEvent,
@@ -88,6 +90,8 @@ export interface SignedApprovalSet extends Static<typeof C.SignedApprovalSet> {}
 export interface EnrollmentLinkBody extends Static<typeof C.EnrollmentLinkBody> {}
 export interface EnrollmentLink extends Static<typeof C.EnrollmentLink> {}
 export interface ListApprovalsQuery extends Static<typeof C.ListApprovalsQuery> {}
+export interface AuditEvent extends Static<typeof C.AuditEvent> {}
+export interface ListAuditEventsQuery extends Static<typeof C.ListAuditEventsQuery> {}
 
 export interface WebhookEndpointEnvelope {
   endpoint: WebhookEndpoint;

@@ -2,9 +2,6 @@ import { parseArgs } from 'node:util';
 import { isScope, type Scope } from '@presence/contract';
 import { Value } from '@sinclair/typebox/value';
 import { PolicyBody } from '@presence/contract';
-import { loadConfig } from '../config/load-config.js';
-import { composeDeps } from '../compose.js';
-import type { Deps } from '../domain/deps.js';
 import { OWNER_SCOPES } from '../domain/api-keys/check-grantable-scopes.js';
 import { createApiKey } from '../domain/api-keys/create-api-key.js';
 import { listApiKeys, revokeApiKey, rotateApiKey } from '../domain/api-keys/manage-api-keys.js';
@@ -16,16 +13,10 @@ import {
 import { createTenant } from '../domain/tenants/create-tenant.js';
 import { serve } from '../main.js';
 import type { Command } from './commands.js';
+import { withCliDeps } from './with-cli-deps.js';
 
 /** Local administration: talks to the database through compose, not over HTTP. */
-async function withDeps<T>(fn: (deps: Deps) => Promise<T>): Promise<T> {
-  const deps = await composeDeps(loadConfig());
-  try {
-    return await fn(deps);
-  } finally {
-    await deps.store.close();
-  }
-}
+const withDeps = withCliDeps;
 
 function print(value: unknown, json: boolean | undefined): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${JSON.stringify(value, null, 2)}\n`);
@@ -72,6 +63,21 @@ export const adminCommands: Record<string, Command> = {
         }),
       );
       print({ tenantId: created.tenant.id, apiKey: created.apiKey }, values.json);
+      return 0;
+    },
+  },
+  'tenant list': {
+    summary: '[--json]: every tenant (id, name, created), to find a lost tenant id',
+    run: async (args) => {
+      const { values } = parseArgs({ args, options: { json: { type: 'boolean' } } });
+      const tenants = await withDeps((deps) => deps.store.tenants.list());
+      const rows = tenants.map((t) => ({
+        tenantId: t.id,
+        name: t.name,
+        createdAt: new Date(t.createdAt).toISOString(),
+      }));
+      if (values.json) print(rows, true);
+      else for (const t of rows) process.stdout.write(`${t.tenantId}  ${t.createdAt}  ${t.name}\n`);
       return 0;
     },
   },

@@ -1,26 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Invoice } from '@presence/contract';
-import { loadConfig } from '../config/load-config.js';
-import { composeDeps } from '../compose.js';
 import { shiftLeft } from '../domain/billing/decimal.js';
 import { parsePlan } from '../domain/billing/check-plan.js';
 import { closePeriod } from '../domain/billing/close-period-for-tenants.js';
 import { listInvoices } from '../domain/billing/list-invoices.js';
 import { getPlan, setPlan } from '../domain/billing/set-plan.js';
 import { settleInvoice } from '../domain/billing/settle-invoice.js';
-import type { Deps } from '../domain/deps.js';
 import type { Command } from './commands.js';
+import { withCliDeps } from './with-cli-deps.js';
 
 /** Operator billing commands: local administration through compose, like admin-commands.ts. */
-async function withDeps<T>(fn: (deps: Deps) => Promise<T>): Promise<T> {
-  const deps = await composeDeps(loadConfig());
-  try {
-    return await fn(deps);
-  } finally {
-    await deps.store.close();
-  }
-}
+const withDeps = withCliDeps;
 
 function options(args: string[], names: string[]) {
   const spec = Object.fromEntries(names.map((n) => [n, { type: 'string' as const }]));

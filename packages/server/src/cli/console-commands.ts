@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load-config.js';
-import { composeDeps, consoleOptions } from '../compose.js';
+import { consoleOptions } from '../compose.js';
 import { CONSOLE_ROLES, type ConsoleRole } from '../domain/console/ports.js';
 import { createInvite } from '../domain/console/create-invite.js';
 import type { Command } from './commands.js';
+import { withCliDeps } from './with-cli-deps.js';
 
 function isRole(value: string | undefined): value is ConsoleRole {
   return (CONSOLE_ROLES as readonly string[]).includes(value ?? '');
@@ -21,21 +22,17 @@ export const consoleCommands: Record<string, Command> = {
         throw new Error(`console invite needs --tenant and --role (one of ${CONSOLE_ROLES.join(', ')})`);
       }
       const config = loadConfig();
-      const deps = await composeDeps(config);
-      try {
-        const { inviteUrl, invite } = await createInvite(deps, consoleOptions(config), {
-          tenantId: values.tenant,
-          role: values.role,
-          createdBy: null,
-        });
-        process.stdout.write(
-          values.json
-            ? `${JSON.stringify({ inviteUrl })}\n`
-            : `Invite for a new ${invite.role} (single use, until ${new Date(invite.expiresAt).toISOString()}):\n\n  ${inviteUrl}\n\n`,
-        );
-      } finally {
-        await deps.store.close();
-      }
+      const tenantId = values.tenant;
+      const role = values.role;
+      const { inviteUrl, invite } = await withCliDeps(
+        (deps) => createInvite(deps, consoleOptions(config), { tenantId, role, createdBy: null }),
+        config,
+      );
+      process.stdout.write(
+        values.json
+          ? `${JSON.stringify({ inviteUrl })}\n`
+          : `Invite for a new ${invite.role} (single use, until ${new Date(invite.expiresAt).toISOString()}):\n\n  ${inviteUrl}\n\n`,
+      );
       return 0;
     },
   },

@@ -1,4 +1,5 @@
 import type { ApiKeyCache } from './api-keys/api-key-cache.js';
+import type { AuditContext } from './audit/ports.js';
 import type { BillingSettings } from './billing/billing-settings.js';
 import type { HeapBudget } from './exports/ports.js';
 import type { PlanCache } from './billing/plan-cache.js';
@@ -36,4 +37,9 @@ export interface Deps {
   heapBudget: HeapBudget;
   /** Long polls of approvals in this process, woken by decisions made in this process. */
   approvalWaiters: ApprovalWaiters;
+  /**
+   * Who is acting, set per request or command by the door it came through (API key, console
+   * member, operator, CLI); absent for the service's own work. Audit events read it.
+   */
+  audit?: AuditContext | undefined;
 }

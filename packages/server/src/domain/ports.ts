@@ -5,6 +5,8 @@
  * All times are Unix epoch milliseconds (integers).
  */
 import type { ApiKeyRepo } from './api-keys/ports.js';
+import type { AuditEventRepo } from './audit/ports.js';
+import type { DeniedAttemptRepo } from './presence/list-denied-attempts.js';
 import type { BillingRepos } from './billing/ports.js';
 import type { CredentialRepo, RegistrationRepo } from './credentials/ports.js';
 import type { OutboxRepo } from './events/ports.js';
@@ -62,6 +64,10 @@ export interface StoreTx {
   console: ConsoleRepos;
   /** Approvals, their approvers' decisions, approval sets, ceremony challenges, enrollment links. */
   approvals: ApprovalRepos;
+  /** Every change of configuration or access (domain/audit). */
+  auditEvents: AuditEventRepo;
+  /** Stored denials, for the console (presence/list-denied-attempts.ts). */
+  deniedAttempts: DeniedAttemptRepo;
 }
 
 export interface Store extends StoreTx {

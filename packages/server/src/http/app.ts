@@ -23,6 +23,7 @@ import { registerJsonBody } from './plugins/json-body.js';
 import { registerRequestLog } from './plugins/request-log.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { keyRoutes } from './routes/keys.js';
+import { auditEventRoutes } from './routes/audit-events.js';
 import { policyRoutes } from './routes/policy.js';
 import { presenceRoutes } from './routes/presence.js';
 import { publicRoutes } from './routes/public.js';
@@ -118,6 +119,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     receiptEvidenceRoutes,
     receiptLogRoutes,
     keyRoutes,
+    auditEventRoutes,
     policyRoutes,
     billingRoutes,
     billingAdminRoutes,

@@ -23,6 +23,8 @@ export type App = FastifyInstance<
 export interface AuthContext {
   tenantId: string;
   keyId: string;
+  /** The key's name, for audit events. */
+  keyName: string;
   scopes: readonly Scope[];
 }
 

@@ -299,17 +299,33 @@ export type ConsoleSessionsTable = {
   revoked_at: number | null;
 };
 
-export type ConsoleAuditTable = {
+/** Migration 0014: members' names for their console passkeys (credentials of the console tenant). */
+export type ConsolePasskeyNamesTable = {
+  credential_ref: string;
+  tenant_id: string;
+  member_id: string;
+  name: string;
+  updated_at: number;
+};
+
+/** Migration 0014: every change of configuration or access, by any door (domain/audit). */
+export type AuditEventsTable = {
   id: string;
   tenant_id: string;
-  member_id: string | null;
+  at: number;
+  actor_type: string;
+  actor_id: string;
+  actor_name: string;
   action: string;
-  target: string | null;
-  /** JSON object: what changed. */
-  detail: string;
+  target_type: string;
+  target_id: string;
+  target_name: string | null;
+  approval_id: string | null;
   receipt_id: string | null;
   receipt_hash_hex: string | null;
-  created_at: number;
+  request_id: string | null;
+  /** JSON object: what changed. */
+  detail: string;
 };
 
 export type SchemaMigrationsTable = {
@@ -483,6 +499,7 @@ export interface Database {
   console_members: ConsoleMembersTable;
   console_invites: ConsoleInvitesTable;
   console_sessions: ConsoleSessionsTable;
-  console_audit: ConsoleAuditTable;
+  audit_events: AuditEventsTable;
+  console_passkey_names: ConsolePasskeyNamesTable;
   schema_migrations: SchemaMigrationsTable;
 }

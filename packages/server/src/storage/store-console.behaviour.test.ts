@@ -69,6 +69,47 @@ for (const dialect of DIALECTS) {
       expect(await db.store.console.members.list(a.tenant.id)).toEqual([]);
     });
 
+    it('cancelling an invite and changing a role are tenant-scoped compare-and-sets', async () => {
+      const a = await seedTenant(db.store, records);
+      const b = await seedTenant(db.store, records);
+      const open = invite(a.tenant.id);
+      await db.store.console.invites.insert(open);
+      expect(await db.store.console.invites.cancel(b.tenant.id, open.id, T0 + 1)).toBe(false);
+      const both = await Promise.all(
+        [1, 2].map(() => db.store.console.invites.cancel(a.tenant.id, open.id, T0 + 1)),
+      );
+      expect(both.filter(Boolean)).toHaveLength(1);
+      expect(await db.store.console.invites.consume(open.id, T0 + 2)).toBe(false);
+      expect(await db.store.console.invites.listOpen(a.tenant.id, T0 + 2)).toEqual([]);
+      const dev = member(a.tenant.id, 'developer');
+      await db.store.console.members.insert(dev);
+      expect(await db.store.console.members.setRole(b.tenant.id, dev.id, 'developer', 'admin')).toBe(false);
+      expect(await db.store.console.members.setRole(a.tenant.id, dev.id, 'auditor', 'admin')).toBe(false);
+      expect(await db.store.console.members.setRole(a.tenant.id, dev.id, 'developer', 'admin')).toBe(true);
+      expect((await db.store.console.members.get(a.tenant.id, dev.id))?.role).toBe('admin');
+    });
+
+    it('passkey names are kept per member of a tenant and renamed in place', async () => {
+      const a = await seedTenant(db.store, records);
+      const ada = member(a.tenant.id);
+      await db.store.console.members.insert(ada);
+      const put = (name: string, at: number) =>
+        db.store.console.passkeyNames.put({
+          credentialRef: 'cred_1',
+          tenantId: a.tenant.id,
+          memberId: ada.id,
+          name,
+          at,
+        });
+      await put('Phone', T0);
+      await put('Pixel 9', T0 + 1);
+      expect(await db.store.console.passkeyNames.ofMember(a.tenant.id, ada.id)).toEqual(
+        new Map([['cred_1', 'Pixel 9']]),
+      );
+      const b = await seedTenant(db.store, records);
+      expect((await db.store.console.passkeyNames.ofMember(b.tenant.id, ada.id)).size).toBe(0);
+    });
+
     it('sessions: touch only moves forward; revoking all of a member ends every one', async () => {
       const { tenant } = await seedTenant(db.store, records);
       const ada = member(tenant.id);
@@ -93,25 +134,36 @@ for (const dialect of DIALECTS) {
       expect((await db.store.console.sessions.findByTokenHash(s2.tokenHash))?.revokedAt).toBe(T0 + 200);
     });
 
-    it('the audit log lists a tenant’s entries newest first, with their receipts', async () => {
+    it('the audit log lists a tenant’s events newest first, filtered and paged', async () => {
       const a = await seedTenant(db.store, records);
       const b = await seedTenant(db.store, records);
-      const entry = (tenantId: string, action: string) => ({
+      const entry = (tenantId: string, action: string, at: number, actorType: 'api_key' | 'cli') => ({
         id: records.id('aud'),
         tenantId,
-        memberId: null,
+        at,
+        actor: { type: actorType, id: actorType === 'cli' ? 'cli' : 'key_1', name: 'ops' },
         action,
-        target: 'key_1',
-        detail: { params: { graceSeconds: 60 } },
+        target: { type: 'api_key', id: 'key_1', name: 'backend' },
+        approvalId: null,
         receiptId: 'rct_1',
         receiptHashHex: 'ab'.repeat(32),
-        createdAt: T0,
+        requestId: 'req-1',
+        detail: { graceSeconds: 60 },
       });
-      const first = entry(a.tenant.id, 'api-key.rotate');
-      const second = entry(a.tenant.id, 'api-key.revoke');
-      for (const e of [first, second, entry(b.tenant.id, 'policy.change')])
-        await db.store.console.audit.insert(e);
-      expect(await db.store.console.audit.list(a.tenant.id, 10)).toEqual([second, first]);
+      const first = entry(a.tenant.id, 'api_key.rotated', T0, 'api_key');
+      const second = entry(a.tenant.id, 'api_key.revoked', T0 + 1000, 'cli');
+      for (const e of [first, second, entry(b.tenant.id, 'policy.changed', T0, 'api_key')])
+        await db.store.auditEvents.insert(e);
+      const list = (filter: object, page = { limit: 10 }) =>
+        db.store.auditEvents.list(a.tenant.id, filter, page);
+      expect(await list({})).toEqual([second, first]);
+      expect(await list({ actorType: 'cli' })).toEqual([second]);
+      expect(await list({ action: 'api_key.rotated' })).toEqual([first]);
+      expect(await list({ from: T0 + 1, to: T0 + 1001 })).toEqual([second]);
+      expect(await list({}, { limit: 1 })).toEqual([second]);
+      expect(await db.store.auditEvents.list(a.tenant.id, {}, { limit: 10, beforeId: second.id })).toEqual([
+        first,
+      ]);
     });
   });
 }

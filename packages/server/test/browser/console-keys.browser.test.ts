@@ -168,8 +168,8 @@ for (const dialect of DIALECTS) {
           expect(await status.textContent()).toBe('Passkey added.');
           const held = await cdp.send('WebAuthn.getCredentials', { authenticatorId: second.authenticatorId });
           expect(held.credentials).toHaveLength(1);
-          const audit = await deps.store.console.audit.list(service.devTenantId, 50);
-          expect(audit.find((a) => a.action === 'member.passkey.start')?.receiptId).toMatch(/^rct_/);
+          const audit = await deps.store.auditEvents.list(service.devTenantId, {}, { limit: 50 });
+          expect(audit.find((a) => a.action === 'member_passkey.add_started')?.receiptId).toMatch(/^rct_/);
         } catch (error) {
           throw new Error(`${String(error)}\nat ${page.url()}\n${log.join('\n')}`, { cause: error });
         } finally {

@@ -172,7 +172,7 @@ for (const dialect of DIALECTS) {
             )
             .toBe(401);
           await visit(page, '/console/audit', 'audit');
-          const revokeLine = page.locator('#audit-log tr', { hasText: 'api-key.revoke' });
+          const revokeLine = page.locator('#audit-log tr', { hasText: 'api_key.revoked' });
           expect(await revokeLine.textContent()).toMatch(/rct_/);
 
           // 5. Receipts: search, the receipt page with its live checks, JSON download.

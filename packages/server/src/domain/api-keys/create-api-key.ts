@@ -1,6 +1,7 @@
 import type { ApiKey, Scope } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { toIso } from '../encoding.js';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
 import { newId } from '../ids.js';
 import type { ApiKeyRecord } from './ports.js';
 import type { StoreTx } from '../ports.js';
@@ -19,13 +20,22 @@ export interface CreateApiKeyInput {
  * owner): the new key's scopes must be among them.
  */
 export async function createApiKey(
-  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
   tenantId: string,
   input: CreateApiKeyInput,
   grantorScopes: readonly Scope[],
 ): Promise<{ key: ApiKey; secret: string }> {
   checkGrantableScopes(grantorScopes, input.scopes);
-  return deps.store.transaction((tx) => insertApiKey(deps, tx, tenantId, input));
+  return deps.store.transaction(async (tx) => {
+    const created = await insertApiKey(deps, tx, tenantId, input);
+    await recordAuditEvent(deps, tx, {
+      tenantId,
+      action: 'api_key.created',
+      target: { type: 'api_key', id: created.key.keyId, name: created.key.name },
+      detail: { scopes: created.key.scopes, expiresAt: created.key.expiresAt },
+    });
+    return created;
+  });
 }
 
 export async function insertApiKey(

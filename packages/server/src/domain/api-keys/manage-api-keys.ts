@@ -2,6 +2,7 @@ import type { ApiKey, Scope } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { DomainError, notFound } from '../errors.js';
 import type { PageRequest } from '../ports.js';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
 import type { ApiKeyRecord } from './ports.js';
 import { checkGrantableScopes } from './check-grantable-scopes.js';
 import { insertApiKey, toApiKey } from './create-api-key.js';
@@ -19,7 +20,7 @@ export async function getApiKey(deps: Pick<Deps, 'store'>, tenantId: string, key
 
 /** Revokes a key at once; only a grantor holding every scope of it may (see checkGrantableScopes). */
 export async function revokeApiKey(
-  deps: Pick<Deps, 'store' | 'clock' | 'apiKeys'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'apiKeys' | 'audit'>,
   tenantId: string,
   keyId: string,
   grantorScopes: readonly Scope[],
@@ -27,8 +28,16 @@ export async function revokeApiKey(
   const existing = await deps.store.apiKeys.get(tenantId, keyId);
   if (!existing) throw notFound('the API key');
   checkGrantableScopes(grantorScopes, existing.scopes, 'revoke');
-  const key = await deps.store.apiKeys.update(tenantId, keyId, { revokedAt: deps.clock.now() });
-  if (!key) throw notFound('the API key');
+  const key = await deps.store.transaction(async (tx) => {
+    const updated = await tx.apiKeys.update(tenantId, keyId, { revokedAt: deps.clock.now() });
+    if (!updated) throw notFound('the API key');
+    await recordAuditEvent(deps, tx, {
+      tenantId,
+      action: 'api_key.revoked',
+      target: { type: 'api_key', id: updated.id, name: updated.name },
+    });
+    return updated;
+  });
   deps.apiKeys.delete(key.keyHash);
   return toApiKey(key);
 }
@@ -42,7 +51,7 @@ export async function revokeApiKey(
  * (see checkGrantableScopes).
  */
 export async function rotateApiKey(
-  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'apiKeys'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'apiKeys' | 'audit'>,
   tenantId: string,
   keyId: string,
   gracePeriodSeconds: number,
@@ -69,6 +78,12 @@ export async function rotateApiKey(
       );
     }
     deps.apiKeys.delete(old.keyHash);
+    await recordAuditEvent(deps, tx, {
+      tenantId,
+      action: 'api_key.rotated',
+      target: { type: 'api_key', id: old.id, name: old.name },
+      detail: { replacementKeyId: created.key.keyId, previousExpiresAt: previous.expiresAt },
+    });
     return { ...created, previous: toApiKey(previous) };
   });
 }

@@ -4,9 +4,9 @@ import { DomainError, notFound } from '../errors.js';
 import { recordEvent } from '../events/record-event.js';
 import { viewOf } from './read-approval.js';
 import type { ApprovalActor } from './create-approval.js';
-import { recordAudit } from '../console/record-audit.js';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
 
-type CancelDeps = Pick<Deps, 'store' | 'clock' | 'random' | 'approvalWaiters'>;
+type CancelDeps = Pick<Deps, 'store' | 'clock' | 'random' | 'approvalWaiters' | 'audit'>;
 
 /**
  * Cancels a pending approval: one compare-and-set with its `approval.cancelled` event in the same
@@ -33,11 +33,11 @@ export async function cancelApproval(
     const cancelled = await viewOf(deps, tx, { ...approval, status: 'cancelled', decidedAt: now });
     await recordEvent(deps, tx, tenantId, 'approval.cancelled', cancelled);
     const detail = { apiKeyId: actor.apiKeyId, actionHashHex: approval.actionHashHex };
-    await recordAudit(deps, tx, {
+    const audit = deps.audit && { ...deps.audit, approvalId };
+    await recordAuditEvent({ ...deps, audit }, tx, {
       tenantId,
-      memberId: null,
       action: 'approval.cancelled',
-      target: approvalId,
+      target: { type: 'approval', id: approvalId, name: approval.title ?? undefined },
       detail,
     });
     return cancelled;

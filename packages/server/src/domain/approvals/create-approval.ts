@@ -7,7 +7,7 @@ import { toApprovalView } from './approval-view.js';
 import { newBindingCode, newLinkToken } from './link-token.js';
 import type { ApprovalRecord, ApproverRecord } from './ports.js';
 import { claimUniqueAction, uniqueActionsOn } from './unique-actions.js';
-import { recordAudit } from '../console/record-audit.js';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
 
 export const DEFAULT_APPROVAL_TTL_SECONDS = 900;
 
@@ -21,7 +21,7 @@ export interface LinkSettings {
   publicOrigin: string;
 }
 
-type CreateDeps = Pick<Deps, 'store' | 'clock' | 'random' | 'currentPolicies'>;
+type CreateDeps = Pick<Deps, 'store' | 'clock' | 'random' | 'currentPolicies' | 'audit'>;
 
 /**
  * Asks the listed approvers to approve one exact action (contract §13): the action is stored in
@@ -74,11 +74,11 @@ export async function createApproval(
     await claimUniqueAction(deps, tx, tenantId, actionHashHex, holder, unique);
     await tx.approvals.approvals.insert(approval);
     await tx.approvals.approvers.insertAll(approvers);
-    await recordAudit(deps, tx, {
+    const audit = deps.audit && { ...deps.audit, approvalId: approval.id };
+    await recordAuditEvent({ ...deps, audit }, tx, {
       tenantId,
-      memberId: null,
       action: 'approval.created',
-      target: approval.id,
+      target: { type: 'approval', id: approval.id, name: approval.title ?? undefined },
       detail: {
         apiKeyId: actor.apiKeyId,
         actionHashHex,

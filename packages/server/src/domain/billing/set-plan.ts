@@ -1,4 +1,5 @@
 import type { Plan, PlanAssignment } from '@presence/contract';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
 import type { Deps } from '../deps.js';
 import { DomainError, notFound } from '../errors.js';
 import { announceQuotaThresholds } from './announce-quota-thresholds.js';
@@ -20,7 +21,7 @@ export interface SetPlanInput {
  * A quota lowered below this month's usage announces the thresholds it crosses at once.
  */
 export async function setPlan(
-  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'billing' | 'plans'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'billing' | 'plans' | 'audit'>,
   input: SetPlanInput,
 ): Promise<PlanAssignment> {
   checkPlan(input.plan, '/plan');
@@ -44,7 +45,7 @@ export async function setPlan(
 
 /** The assignment, and the thresholds a lowered quota crosses this month, in one transaction. */
 function assignPlan(
-  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
   tenantId: string,
   plan: Plan,
   current: BillingPeriod,
@@ -54,6 +55,12 @@ function assignPlan(
     if (!(await tx.tenants.get(tenantId))) throw notFound('tenant');
     const assignment = { tenantId, effectiveFrom: from.start, plan };
     await tx.billing.plans.put({ ...assignment, createdAt: deps.clock.now() });
+    await recordAuditEvent(deps, tx, {
+      tenantId,
+      action: 'plan.assigned',
+      target: { type: 'plan', id: from.label, name: plan.name },
+      detail: { effectiveFrom: from.label, monthlyChallengeQuota: plan.monthlyChallengeQuota },
+    });
     const quota = plan.monthlyChallengeQuota;
     const counter = await tx.billing.quotas.get(tenantId, current.start);
     if (from.start === current.start && quota !== null && counter) {

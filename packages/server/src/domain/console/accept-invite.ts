@@ -6,7 +6,8 @@ import { revokeCredential } from '../credentials/manage-credentials.js';
 import { memberSubject, type ConsoleSettings } from './console-settings.js';
 import { findOpenInvite } from './find-open-invite.js';
 import type { MemberRecord } from './ports.js';
-import { recordAudit } from './record-audit.js';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
+import { asMember } from './record-audit.js';
 import { createSession, type CreatedSession } from './create-session.js';
 
 export interface AcceptInviteInput {
@@ -14,6 +15,8 @@ export interface AcceptInviteInput {
   displayName: string;
   registrationId: string;
   credential: RegisterCredentialBody['credential'];
+  /** What the member calls this passkey ("Chrome on macOS"), if the page sent a name. */
+  deviceName?: string | undefined;
 }
 
 /**
@@ -49,12 +52,21 @@ export async function acceptInvite(
   const joined = await deps.store.transaction(async (tx) => {
     if (!(await tx.console.invites.consume(invite.id, now))) return false;
     await tx.console.members.insert(member);
-    await recordAudit(deps, tx, {
+    const deviceName = input.deviceName?.trim();
+    if (deviceName) {
+      await tx.console.passkeyNames.put({
+        credentialRef: credential.id,
+        tenantId: member.tenantId,
+        memberId: member.id,
+        name: deviceName,
+        at: now,
+      });
+    }
+    await recordAuditEvent(asMember(deps, member), tx, {
       tenantId: member.tenantId,
-      memberId: member.id,
       action: 'member.joined',
-      target: member.id,
-      detail: { role: member.role, displayName: member.displayName, credentialId: credential.id },
+      target: { type: 'member', id: member.id, name: member.displayName },
+      detail: { role: member.role, inviteId: invite.id, credentialId: credential.id },
     });
     return true;
   });

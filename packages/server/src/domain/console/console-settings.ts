@@ -39,6 +39,28 @@ export function memberIdOfSubject(subject: string): string | undefined {
 export const SIGN_IN_ACTION = { type: 'presence.console.sign-in', version: 1 } as const;
 export const SIGN_IN_ACTION_HASH_HEX = computeActionHashSync(SIGN_IN_ACTION);
 
+/** What a member's passkey is called in the browser's passkey list ("Presence console — Dana"). */
+export function consolePasskeyUserName(displayName: string): string {
+  return `Presence console — ${displayName}`;
+}
+
+/**
+ * The sign-in refusal for a passkey the console does not know (the demo's, another site's on
+ * localhost, or a removed member's). The field names the assertion's id, so the page can tell
+ * the browser (WebAuthn signal API) that this passkey is unknown here.
+ */
+export function unknownConsolePasskey(decision: 'CREDENTIAL_NOT_FOUND' | 'CREDENTIAL_REVOKED'): DomainError {
+  const what =
+    decision === 'CREDENTIAL_REVOKED'
+      ? 'this passkey was removed from the Presence console (CREDENTIAL_REVOKED)'
+      : 'this passkey is not a Presence console passkey (CREDENTIAL_NOT_FOUND: it may be the demo’s, or another site’s on this host)';
+  return new DomainError(
+    'forbidden',
+    `${what}. Sign in again and pick the passkey named “Presence console — <your name>”; if you have none, ask an owner for an invite. Nothing was changed.`,
+    [{ field: '/assertion/id', message: 'unknown console passkey' }],
+  );
+}
+
 /** The refusal shown when a presence check of the console did not end in PRESENCE_VERIFIED. */
 export function presenceRefused(decision: string, reason: string | undefined): DomainError {
   return new DomainError(

@@ -1,3 +1,4 @@
+import { recordAuditEvent } from '../audit/record-audit-event.js';
 import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -18,7 +19,7 @@ export interface CreatedInvite {
  * change more than the inviter's own.
  */
 export async function createInvite(
-  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
   settings: Pick<ConsoleSettings, 'origin' | 'inviteTtlMs'>,
   input: { tenantId: string; role: ConsoleRole; createdBy: string | null },
 ): Promise<CreatedInvite> {
@@ -46,6 +47,14 @@ export async function createInvite(
     expiresAt: now + settings.inviteTtlMs,
     usedAt: null,
   };
-  await deps.store.console.invites.insert(invite);
+  await deps.store.transaction(async (tx) => {
+    await tx.console.invites.insert(invite);
+    await recordAuditEvent(deps, tx, {
+      tenantId: invite.tenantId,
+      action: 'invite.created',
+      target: { type: 'invite', id: invite.id, name: `${invite.role} invite` },
+      detail: { role: invite.role, memberId: invite.memberId, expiresAt: invite.expiresAt },
+    });
+  });
   return { invite, inviteUrl: `${settings.origin}/console/invite/${token}` };
 }

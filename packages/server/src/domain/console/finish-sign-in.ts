@@ -6,11 +6,13 @@ import {
   memberIdOfSubject,
   presenceRefused,
   SIGN_IN_ACTION_HASH_HEX,
+  unknownConsolePasskey,
   type ConsoleSettings,
 } from './console-settings.js';
 import { createSession, type CreatedSession } from './create-session.js';
 import type { MemberRecord } from './ports.js';
-import { recordAudit } from './record-audit.js';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
+import { asMember } from './record-audit.js';
 
 /**
  * Verifies a sign-in assertion with the same gate as POST /v1/presence/verify; only
@@ -29,6 +31,9 @@ export async function finishSignIn(
     ]);
   }
   const result = await verifyPresence(deps, tenantId, input);
+  if (result.decision === 'CREDENTIAL_NOT_FOUND' || result.decision === 'CREDENTIAL_REVOKED') {
+    throw unknownConsolePasskey(result.decision);
+  }
   if (result.decision !== 'PRESENCE_VERIFIED') throw presenceRefused(result.decision, result.reason);
   const receipt = await deps.store.receipts.get(tenantId, result.receiptId!);
   const memberId = receipt && memberIdOfSubject(receipt.subject);
@@ -36,13 +41,13 @@ export async function finishSignIn(
   if (!member || member.removedAt !== null) {
     throw new DomainError('forbidden', 'this passkey belongs to no current console member');
   }
-  await recordAudit(deps, deps.store, {
-    tenantId: member.tenantId,
-    memberId: member.id,
-    action: 'member.signed-in',
-    target: member.id,
-    detail: {},
-    receipt: { receiptId: result.receiptId!, receiptHashHex: result.receiptHashHex! },
-  });
+  const receiptLink = { receiptId: result.receiptId!, receiptHashHex: result.receiptHashHex! };
+  await deps.store.transaction((tx) =>
+    recordAuditEvent(asMember(deps, member, { receipt: receiptLink }), tx, {
+      tenantId: member.tenantId,
+      action: 'member.signed_in',
+      target: { type: 'member', id: member.id, name: member.displayName },
+    }),
+  );
   return { member, session: await createSession(deps, settings, member) };
 }

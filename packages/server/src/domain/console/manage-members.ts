@@ -1,4 +1,6 @@
 import type { Credential } from '@presence/contract';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
+import { withoutAudit } from '../audit/with-audit.js';
 import type { Deps } from '../deps.js';
 import { DomainError, notFound } from '../errors.js';
 import { listCredentials, revokeCredential, revokeCredentialIn } from '../credentials/manage-credentials.js';
@@ -22,7 +24,7 @@ export async function listMemberPasskeys(
 
 /** Removes a member of the tenant: its sessions end and its passkeys are revoked. */
 export async function removeMember(
-  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
   settings: Pick<ConsoleSettings, 'consoleTenantId'>,
   tenantId: string,
   memberId: string,
@@ -39,9 +41,16 @@ export async function removeMember(
       throw new DomainError('conflict', 'the last owner cannot be removed; invite another owner first');
     }
     await tx.console.sessions.revokeAllOfMember(memberId, now);
+    await recordAuditEvent(deps, tx, {
+      tenantId,
+      action: 'member.removed',
+      target: { type: 'member', id: member.id, name: member.displayName },
+      detail: { role: member.role },
+    });
   });
+  // Passkeys are credentials of the console's own tenant: the removal above is their audit event.
   for (const passkey of await listMemberPasskeys(deps, settings, memberId)) {
-    await revokeCredential(deps, settings.consoleTenantId, passkey.id);
+    await revokeCredential(withoutAudit(deps), settings.consoleTenantId, passkey.id);
   }
   return member;
 }
@@ -52,7 +61,7 @@ export async function removeMember(
  * of a member's two passkeys at once cannot both pass the count.
  */
 export async function removeMemberPasskey(
-  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
   settings: Pick<ConsoleSettings, 'consoleTenantId'>,
   tenantId: string,
   input: { memberId: string; credentialId: string },
@@ -68,6 +77,19 @@ export async function removeMemberPasskey(
         "a member's last passkey cannot be removed; remove the member instead",
       );
     }
-    return revokeCredentialIn(deps, tx, settings.consoleTenantId, input.credentialId);
+    const member = await tx.console.members.get(tenantId, input.memberId);
+    const revoked = await revokeCredentialIn(
+      withoutAudit(deps),
+      tx,
+      settings.consoleTenantId,
+      input.credentialId,
+    );
+    await recordAuditEvent(deps, tx, {
+      tenantId,
+      action: 'member_passkey.removed',
+      target: { type: 'member', id: input.memberId, name: member?.displayName },
+      detail: { credentialId: revoked.id },
+    });
+    return revoked;
   });
 }

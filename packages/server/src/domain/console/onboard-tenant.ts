@@ -1,4 +1,5 @@
 import { SCOPES } from '@presence/contract';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
 import type { Deps } from '../deps.js';
 import { insertApiKey } from '../api-keys/create-api-key.js';
 import { toIso } from '../encoding.js';
@@ -11,7 +12,7 @@ import { createInvite } from './create-invite.js';
  * optionally a full-scope API key, then a single-use invite for its first console owner.
  */
 export async function onboardTenant(
-  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
   settings: Pick<ConsoleSettings, 'origin' | 'inviteTtlMs'>,
   input: CreateTenantInput & { withApiKey: boolean },
 ) {
@@ -20,6 +21,12 @@ export async function onboardTenant(
     const key = input.withApiKey
       ? await insertApiKey(deps, tx, tenant.id, { name: 'initial', scopes: [...SCOPES] })
       : undefined;
+    await recordAuditEvent(deps, tx, {
+      tenantId: tenant.id,
+      action: 'tenant.created',
+      target: { type: 'tenant', id: tenant.id, name: tenant.name },
+      detail: { rpId: input.rpId, initialKeyId: key?.key.keyId ?? null },
+    });
     return { tenant, apiKey: key?.secret };
   });
   const { invite, inviteUrl } = await createInvite(deps, settings, {

@@ -39,19 +39,6 @@ export interface SessionRecord {
   revokedAt: number | null;
 }
 
-export interface AuditRecord {
-  id: string;
-  tenantId: string;
-  memberId: string | null;
-  action: string;
-  target: string | null;
-  detail: Record<string, unknown>;
-  /** The presence receipt that approved the action (dangerous actions and sign-ins). */
-  receiptId: string | null;
-  receiptHashHex: string | null;
-  createdAt: number;
-}
-
 export interface ConsoleRepos {
   members: {
     insert(m: MemberRecord): Promise<void>;
@@ -72,6 +59,8 @@ export interface ConsoleRepos {
       id: string,
       at: number,
     ): Promise<'removed' | 'not_found' | 'last_owner'>;
+    /** Sets a current member's role only if it is still `from` (compare-and-set); false otherwise. */
+    setRole(tenantId: string, id: string, from: ConsoleRole, to: ConsoleRole): Promise<boolean>;
   };
   invites: {
     insert(i: InviteRecord): Promise<void>;
@@ -79,6 +68,8 @@ export interface ConsoleRepos {
     /** Marks it used only if unused and unexpired; false otherwise (single use under races). */
     consume(id: string, at: number): Promise<boolean>;
     listOpen(tenantId: string, now: number): Promise<InviteRecord[]>;
+    /** Ends an open invite of the tenant now (its link stops working); false when not open. */
+    cancel(tenantId: string, id: string, at: number): Promise<boolean>;
   };
   sessions: {
     insert(s: SessionRecord): Promise<void>;
@@ -87,9 +78,15 @@ export interface ConsoleRepos {
     revoke(id: string, at: number): Promise<void>;
     revokeAllOfMember(memberId: string, at: number): Promise<number>;
   };
-  audit: {
-    insert(a: AuditRecord): Promise<void>;
-    /** Newest first. */
-    list(tenantId: string, limit: number): Promise<AuditRecord[]>;
+  passkeyNames: {
+    put(p: {
+      credentialRef: string;
+      tenantId: string;
+      memberId: string;
+      name: string;
+      at: number;
+    }): Promise<void>;
+    /** credential ref → name, for one member of the tenant. */
+    ofMember(tenantId: string, memberId: string): Promise<Map<string, string>>;
   };
 }

@@ -1,27 +1,17 @@
-import type { Deps } from '../deps.js';
-import { newId } from '../ids.js';
-import type { StoreTx } from '../ports.js';
-import type { AuditRecord } from './ports.js';
+import type { AuditActor, AuditContext } from '../audit/ports.js';
+import { withAudit } from '../audit/with-audit.js';
+import type { MemberRecord } from './ports.js';
 
-export type AuditEntry = Omit<AuditRecord, 'id' | 'createdAt' | 'receiptId' | 'receiptHashHex'> & {
-  receipt?: { receiptId: string; receiptHashHex: string } | undefined;
-};
+/** A console member as the actor of an audit event. */
+export function memberActor(member: Pick<MemberRecord, 'id' | 'displayName'>): AuditActor {
+  return { type: 'console_member', id: member.id, name: member.displayName };
+}
 
-/** One line of the tenant's console audit log: who did what, when, and the receipt that approved it. */
-export async function recordAudit(
-  deps: Pick<Deps, 'clock' | 'random'>,
-  tx: Pick<StoreTx, 'console'>,
-  entry: AuditEntry,
-): Promise<void> {
-  await tx.console.audit.insert({
-    id: newId(deps, 'aud'),
-    tenantId: entry.tenantId,
-    memberId: entry.memberId,
-    action: entry.action,
-    target: entry.target,
-    detail: entry.detail,
-    receiptId: entry.receipt?.receiptId ?? null,
-    receiptHashHex: entry.receipt?.receiptHashHex ?? null,
-    createdAt: deps.clock.now(),
-  });
+/** The deps of a console request made by `member` (optionally approved by a receipt). */
+export function asMember<D extends object>(
+  deps: D,
+  member: Pick<MemberRecord, 'id' | 'displayName'>,
+  extra: Omit<AuditContext, 'actor'> = {},
+): D & { audit: AuditContext } {
+  return withAudit(deps, { ...extra, actor: memberActor(member) });
 }

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
-import { recordAudit } from './record-audit.js';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
+import { asMember } from './record-audit.js';
 import type { SignedInMember } from './authenticate-session.js';
 
 /** Ends this session, or with `everywhere` every session of the member (all browsers). */
@@ -13,12 +14,10 @@ export async function signOut(
     if (everywhere) await tx.console.sessions.revokeAllOfMember(signedIn.member.id, now);
     else await tx.console.sessions.revoke(signedIn.session.id, now);
     if (everywhere) {
-      await recordAudit(deps, tx, {
+      await recordAuditEvent(asMember(deps, signedIn.member), tx, {
         tenantId: signedIn.member.tenantId,
-        memberId: signedIn.member.id,
-        action: 'member.signed-out-everywhere',
-        target: signedIn.member.id,
-        detail: {},
+        action: 'member.signed_out_everywhere',
+        target: { type: 'member', id: signedIn.member.id, name: signedIn.member.displayName },
       });
     }
   });

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.js';
 import { createRegistrationOptions } from '../credentials/create-registration-options.js';
-import { memberSubject, type ConsoleSettings } from './console-settings.js';
+import { consolePasskeyUserName, memberSubject, type ConsoleSettings } from './console-settings.js';
 import { findOpenInvite } from './find-open-invite.js';
 
 /**
@@ -16,5 +16,6 @@ export async function startInviteEnrollment(
   return createRegistrationOptions(deps, settings.consoleTenantId, {
     subject: memberSubject(invite.memberId),
     displayName: input.displayName,
+    userName: consolePasskeyUserName(input.displayName),
   });
 }

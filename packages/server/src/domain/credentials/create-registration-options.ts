@@ -14,7 +14,10 @@ import { currentPolicy } from '../policy/get-policy.js';
 export async function createRegistrationOptions(
   deps: Pick<Deps, 'store' | 'clock' | 'random'>,
   tenantId: string,
-  input: RegistrationOptionsBody,
+  input: RegistrationOptionsBody & {
+    /** The account name authenticators show in their passkey lists (default: the subject). */
+    userName?: string | undefined;
+  },
 ) {
   const policy = await currentPolicy(deps, tenantId);
   const rules = policy.rules;
@@ -28,7 +31,7 @@ export async function createRegistrationOptions(
   const publicKey = await generateRegistrationOptions({
     rpName: rules.rpName,
     rpID: rules.rpId,
-    userName: input.subject,
+    userName: input.userName ?? input.subject,
     userDisplayName: input.displayName ?? input.subject,
     userID: new Uint8Array(userId),
     challenge: new Uint8Array(challenge),

@@ -1,4 +1,5 @@
 import type { Credential } from '@presence/contract';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import { recordEvent } from '../events/record-event.js';
@@ -48,7 +49,7 @@ export async function getCredential(
  * revokes it and records the one `credential.revoked` event (the store's compare-and-set).
  */
 export async function revokeCredential(
-  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
   tenantId: string,
   ref: string,
 ): Promise<Credential> {
@@ -57,7 +58,7 @@ export async function revokeCredential(
 
 /** revokeCredential inside the caller's transaction. */
 export async function revokeCredentialIn(
-  deps: Pick<Deps, 'clock' | 'random'>,
+  deps: Pick<Deps, 'clock' | 'random' | 'audit'>,
   tx: StoreTx,
   tenantId: string,
   ref: string,
@@ -73,5 +74,10 @@ export async function revokeCredentialIn(
     return toCredential(current);
   }
   await recordEvent(deps, tx, tenantId, 'credential.revoked', { credential: toCredential(revoked) });
+  await recordAuditEvent(deps, tx, {
+    tenantId,
+    action: 'credential.revoked',
+    target: { type: 'credential', id: revoked.id, name: revoked.subject },
+  });
   return toCredential(revoked);
 }

@@ -6,6 +6,7 @@ import type { CredentialRecord, RegistrationRecord } from './ports.js';
 import { UniqueViolation, type StoreTx } from '../ports.js';
 import { verifyRegistration } from '../webauthn/verify-registration.js';
 import { recordEvent } from '../events/record-event.js';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
 import { toCredential } from './to-credential.js';
 
 /**
@@ -14,7 +15,7 @@ import { toCredential } from './to-credential.js';
  * `credential.registered` event commit together. A registration id is single-use.
  */
 export async function registerCredential(
-  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
   tenantId: string,
   input: RegisterCredentialBody,
   /** More writes that must commit with the credential or not at all (an enrollment link's use). */
@@ -79,7 +80,7 @@ export async function registerCredential(
 }
 
 async function commitCredential(
-  deps: Pick<Deps, 'store' | 'clock' | 'random'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
   registration: RegistrationRecord,
   credential: CredentialRecord,
   alsoInTransaction?: (tx: StoreTx) => Promise<void>,
@@ -93,6 +94,12 @@ async function commitCredential(
       await tx.credentials.insert(credential);
       await recordEvent(deps, tx, credential.tenantId, 'credential.registered', {
         credential: toCredential(credential),
+      });
+      await recordAuditEvent(deps, tx, {
+        tenantId: credential.tenantId,
+        action: 'credential.registered',
+        target: { type: 'credential', id: credential.id, name: credential.subject },
+        detail: { aaguid: credential.aaguid, attestationFormat: credential.attestationFormat },
       });
     });
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { PolicyBody, PolicyVersion } from '@presence/contract';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
 import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { canonicalJson, sha256Hex, toIso } from '../encoding.js';
@@ -17,7 +18,7 @@ import { resolvePolicy } from './resolve-policy.js';
  * console tenants), whose pages say which address to open instead of failing the start.
  */
 export async function putPolicy(
-  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'currentPolicies'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'currentPolicies' | 'audit'>,
   tenantId: string,
   body: PolicyBody,
   options: PolicyWriteOptions = {},
@@ -27,6 +28,16 @@ export async function putPolicy(
       const current = await tx.policies.current(tenantId);
       const version = (current?.version ?? 0) + 1;
       const record = await insertPolicyVersion(deps, tx, tenantId, body, version, options);
+      await recordAuditEvent(deps, tx, {
+        tenantId,
+        action: 'policy.changed',
+        target: { type: 'policy', id: record.id, name: `version ${record.version}` },
+        detail: {
+          version: record.version,
+          policyHashHex: record.hashHex,
+          previousVersion: current?.version ?? null,
+        },
+      });
       return toPolicyVersion(record);
     });
   } catch (error) {

@@ -1,4 +1,5 @@
 import { SCOPES } from '@presence/contract';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
 import type { Deps } from '../deps.js';
 import { insertApiKey } from '../api-keys/create-api-key.js';
 import { newId } from '../ids.js';
@@ -18,10 +19,19 @@ export interface CreateTenantInput {
 }
 
 /** A tenant, its first policy version and one full-scope API key, all or nothing. */
-export async function createTenant(deps: Pick<Deps, 'store' | 'clock' | 'random'>, input: CreateTenantInput) {
+export async function createTenant(
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
+  input: CreateTenantInput,
+) {
   return deps.store.transaction(async (tx) => {
     const { tenant, policy } = await insertTenant(deps, tx, input);
     const { key, secret } = await insertApiKey(deps, tx, tenant.id, { name: 'initial', scopes: [...SCOPES] });
+    await recordAuditEvent(deps, tx, {
+      tenantId: tenant.id,
+      action: 'tenant.created',
+      target: { type: 'tenant', id: tenant.id, name: tenant.name },
+      detail: { rpId: input.rpId, initialKeyId: key.keyId },
+    });
     return { tenant, policy, key, apiKey: secret };
   });
 }

@@ -1,4 +1,5 @@
 import { WEBHOOK_TEST_EVENT, type WebhookDelivery } from '@presence/contract';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
 import type { Deps } from '../deps.js';
 import { DomainError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -59,7 +60,7 @@ export async function getWebhookDelivery(
 
 /** Sends the delivery again (same delivery id) with a fresh retry schedule. */
 export async function redeliverWebhook(
-  deps: Pick<Deps, 'store' | 'clock'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
   tenantId: string,
   id: string,
 ): Promise<WebhookDelivery> {
@@ -69,6 +70,12 @@ export async function redeliverWebhook(
     await enabledEndpoint(tx, tenantId, delivery.endpointId);
     const row = await tx.webhooks.deliveries.requeue(tenantId, id, deps.clock.now());
     if (!row) throw new DomainError('conflict', 'an attempt of this delivery is in progress');
+    await recordAuditEvent(deps, tx, {
+      tenantId,
+      action: 'webhook_delivery.redelivered',
+      target: { type: 'webhook_delivery', id, name: delivery.eventType },
+      detail: { endpointId: delivery.endpointId },
+    });
     return row;
   });
   return (await withAttempts(deps, [requeued]))[0]!;
@@ -76,16 +83,26 @@ export async function redeliverWebhook(
 
 /** Re-queues every failed delivery of the endpoint created at or after `since`. */
 export async function recoverWebhookDeliveries(
-  deps: Pick<Deps, 'store' | 'clock'>,
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
   tenantId: string,
   endpointId: string,
   since: number,
 ): Promise<{ requeued: number }> {
   return deps.store.transaction(async (tx) => {
-    await enabledEndpoint(tx, tenantId, endpointId);
-    return {
-      requeued: await tx.webhooks.deliveries.requeueFailed(tenantId, endpointId, since, deps.clock.now()),
-    };
+    const endpoint = await enabledEndpoint(tx, tenantId, endpointId);
+    const requeued = await tx.webhooks.deliveries.requeueFailed(
+      tenantId,
+      endpointId,
+      since,
+      deps.clock.now(),
+    );
+    await recordAuditEvent(deps, tx, {
+      tenantId,
+      action: 'webhook_endpoint.deliveries_recovered',
+      target: { type: 'webhook_endpoint', id: endpointId, name: endpoint.description ?? undefined },
+      detail: { since: new Date(since).toISOString(), requeued },
+    });
+    return { requeued };
   });
 }
 

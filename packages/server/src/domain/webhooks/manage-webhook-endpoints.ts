@@ -3,6 +3,7 @@ import type {
   UpdateWebhookEndpointBody,
   WebhookEndpoint,
 } from '@presence/contract';
+import { recordAuditEvent } from '../audit/record-audit-event.js';
 import type { Deps } from '../deps.js';
 import { DomainError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -12,7 +13,12 @@ import type { EndpointChange, WebhookEndpointRecord } from './ports.js';
 import { toWebhookEndpoint } from './to-webhook-dto.js';
 import { newWebhookSecret, sealWebhookSecret } from './webhook-secret.js';
 
-type EndpointDeps = Pick<Deps, 'store' | 'clock' | 'random' | 'secrets' | 'webhooks'>;
+type EndpointDeps = Pick<Deps, 'store' | 'clock' | 'random' | 'secrets' | 'webhooks' | 'audit'>;
+
+/** The audit target of an endpoint: named by its description (its URL may carry a token). */
+function endpointTarget(e: Pick<WebhookEndpointRecord, 'id' | 'description'>) {
+  return { type: 'webhook_endpoint', id: e.id, name: e.description ?? undefined };
+}
 
 export async function createWebhookEndpoint(
   deps: EndpointDeps,
@@ -41,7 +47,15 @@ export async function createWebhookEndpoint(
     updatedAt: now,
   };
   // In a transaction so an Idempotency-Key commits with it (http/plugins/idempotency.ts).
-  await deps.store.transaction((tx) => tx.webhooks.endpoints.insert(record));
+  await deps.store.transaction(async (tx) => {
+    await tx.webhooks.endpoints.insert(record);
+    await recordAuditEvent(deps, tx, {
+      tenantId,
+      action: 'webhook_endpoint.created',
+      target: endpointTarget(record),
+      detail: { events: record.events },
+    });
+  });
   return { endpoint: toWebhookEndpoint(record), secret };
 }
 
@@ -87,11 +101,23 @@ export async function updateWebhookEndpoint(
     }
     const updated = await tx.webhooks.endpoints.update(tenantId, id, change);
     if (!updated) throw notFound('the webhook endpoint');
+    await recordAuditEvent(deps, tx, {
+      tenantId,
+      action: `webhook_endpoint.${updateVerb(endpoint.enabled, input.enabled)}`,
+      target: endpointTarget(updated),
+      detail: { changed: Object.keys(input).sort(), events: updated.events },
+    });
     if (input.enabled === false && endpoint.enabled) {
       return toWebhookEndpoint(await disableWebhookEndpoint(tx, updated, 'disabled through the API', now));
     }
     return toWebhookEndpoint(updated);
   });
+}
+
+function updateVerb(wasEnabled: boolean, enabled: boolean | undefined): string {
+  if (enabled === false && wasEnabled) return 'disabled';
+  if (enabled === true && !wasEnabled) return 'enabled';
+  return 'updated';
 }
 
 /** Disables an endpoint and fails its pending deliveries, which `recover` can re-queue later. */
@@ -112,8 +138,22 @@ export async function disableWebhookEndpoint(
 }
 
 /** Removes the endpoint with its delivery log; webhooks.delivered usage already counted stays. */
-export async function deleteWebhookEndpoint(deps: Pick<Deps, 'store'>, tenantId: string, id: string) {
-  if (!(await deps.store.webhooks.endpoints.delete(tenantId, id))) throw notFound('the webhook endpoint');
+export async function deleteWebhookEndpoint(
+  deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
+  tenantId: string,
+  id: string,
+) {
+  await deps.store.transaction(async (tx) => {
+    const endpoint = await tx.webhooks.endpoints.get(tenantId, id);
+    if (!endpoint || !(await tx.webhooks.endpoints.delete(tenantId, id))) {
+      throw notFound('the webhook endpoint');
+    }
+    await recordAuditEvent(deps, tx, {
+      tenantId,
+      action: 'webhook_endpoint.deleted',
+      target: endpointTarget(endpoint),
+    });
+  });
 }
 
 /**
@@ -151,6 +191,12 @@ export async function rotateWebhookSecret(
         'the webhook secret was rotated by another request at the same time; use the secret it returned',
       );
     }
+    await recordAuditEvent(deps, tx, {
+      tenantId,
+      action: 'webhook_endpoint.secret_rotated',
+      target: endpointTarget(updated),
+      detail: { overlapSeconds },
+    });
     return { endpoint: toWebhookEndpoint(updated), secret };
   });
 }

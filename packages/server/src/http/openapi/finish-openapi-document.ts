@@ -35,6 +35,7 @@ export const API_TAGS = [
   },
   { name: 'api keys', description: 'API keys of the tenant: created and rotated secrets are shown once' },
   { name: 'policy', description: "The tenant's verification policy, versioned" },
+  { name: 'audit', description: 'Audit events: every change of configuration or access, by any door' },
   { name: 'billing', description: 'Metered usage and invoices' },
   { name: 'webhooks', description: 'Endpoints, deliveries and the events they receive' },
   { name: 'operator', description: 'Operator API (/admin/v1), with PRESENCE_ADMIN_TOKEN' },

@@ -29,6 +29,6 @@ export function registerAuth(app: App, deps: Pick<Deps, 'store' | 'clock' | 'api
     if (!key.scopes.includes(scope)) {
       return sendProblem(reply, request, 'insufficient_scope', `this route requires the scope ${scope}`);
     }
-    request.auth = { tenantId: key.tenantId, keyId: key.id, scopes: key.scopes };
+    request.auth = { tenantId: key.tenantId, keyId: key.id, keyName: key.name, scopes: key.scopes };
   });
 }

@@ -2,6 +2,7 @@ import { ERRORS, problemType, type ErrorCode } from '@presence/contract';
 import { requestOrigin } from './problem.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import { withAudit } from '../../domain/audit/with-audit.js';
 import type { Deps } from '../../domain/deps.js';
 import { fingerprintRequest } from '../../domain/idempotency/fingerprint-request.js';
 import {
@@ -44,7 +45,14 @@ export function registerIdempotency(app: App, deps: Deps): void {
   app.decorateRequest('deps', null as unknown as Deps);
   app.decorateRequest('idempotency', null);
   app.addHook('onRequest', async (request) => {
-    request.deps = deps;
+    // An API key's request acts as that key (audit events, domain/audit); auth ran before this hook.
+    const auth = request.auth;
+    request.deps = auth
+      ? withAudit(deps, {
+          actor: { type: 'api_key', id: auth.keyId, name: auth.keyName },
+          requestId: request.id,
+        })
+      : deps;
   });
   app.addHook('onRoute', (route) => {
     if (route.config?.idempotent !== true) return;
@@ -101,7 +109,7 @@ function idempotentHandler(deps: Deps, route: string, handler: RouteHandlerMetho
     };
     const known = await readIdempotentOutcome(deps, idempotent);
     if (known) return reply.send(rewrite(request, reply, known));
-    const execution = startIdempotentExecution(deps, idempotent);
+    const execution = startIdempotentExecution(request.deps, idempotent);
     request.idempotency = execution;
     request.deps = execution.deps;
     try {

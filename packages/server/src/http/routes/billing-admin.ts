@@ -11,6 +11,7 @@ import {
   TenantParams,
 } from '@presence/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { OPERATOR_ACTOR, withAudit } from '../../domain/audit/with-audit.js';
 import { authenticateOperator } from '../../domain/billing/authenticate-operator.js';
 import { closePeriod } from '../../domain/billing/close-period-for-tenants.js';
 import { getPlan, setPlan } from '../../domain/billing/set-plan.js';
@@ -91,7 +92,10 @@ export function billingAdminRoutes(app: App, _routeDeps: RouteDeps): void {
 /** preHandler of every operator route: the operator token, or a 401 problem. */
 export async function operatorOnly(request: FastifyRequest, reply: FastifyReply) {
   const match = BEARER.exec(request.headers.authorization ?? '');
-  if (match && authenticateOperator(request.deps, match[1]!)) return;
+  if (match && authenticateOperator(request.deps, match[1]!)) {
+    request.deps = withAudit(request.deps, { actor: OPERATOR_ACTOR, requestId: request.id });
+    return;
+  }
   reply.header('www-authenticate', 'Bearer realm="presence-operator"');
   const detail =
     request.deps.billing.operatorTokenSha256 === undefined

@@ -41,7 +41,11 @@ window.PresenceConsoleChanges = function (tools) {
         const options = approved.registration;
         setStatus(status, 'Creating a passkey on this device…', 'busy');
         const credential = await webauthn.startRegistration({ optionsJSON: options.publicKey });
-        await api('/console/api/passkeys', { registrationId: options.registrationId, credential });
+        await api('/console/api/passkeys', {
+          registrationId: options.registrationId,
+          credential,
+          deviceName: tools.deviceName(),
+        });
         setStatus(status, 'Passkey added.', 'ok');
         setTimeout(() => location.reload(), 1000);
       } catch (error) {

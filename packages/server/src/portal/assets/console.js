@@ -59,6 +59,8 @@
     return box;
   }
 
+  let lastCredentialId = '';
+
   function signIn(section) {
     const button = $('sign-in-button');
     const status = $('sign-in-status');
@@ -66,17 +68,34 @@
     button.addEventListener('click', async () => {
       button.disabled = true;
       setStatus(status, 'Waiting for your passkey…', 'busy');
+      let challenge;
+      lastCredentialId = '';
       try {
-        const challenge = await api('/console/api/sign-in/options');
+        challenge = await api('/console/api/sign-in/options');
         const assertion = await webauthn.startAuthentication({ optionsJSON: challenge.publicKey });
+        lastCredentialId = assertion.id;
         await api('/console/api/sign-in', { challengeId: challenge.challengeId, assertion });
         setStatus(status, 'Signed in.', 'ok');
         location.assign(section.dataset.next || '/console');
       } catch (error) {
         setStatus(status, 'Not signed in. ' + explain(error), 'error');
+        forgetUnknownPasskey(error, challenge);
         button.disabled = false;
       }
     });
+  }
+
+  // WebAuthn signal API (feature-detected): tell the browser's passkey manager that the console
+  // does not know this passkey, so it can hide or remove it from the console's list.
+  function forgetUnknownPasskey(error, challenge) {
+    const problem = error && error.problem;
+    const unknown = problem && (problem.errors || []).some((e) => e.field === '/assertion/id');
+    const signal = window.PublicKeyCredential && PublicKeyCredential.signalUnknownCredential;
+    if (!unknown || !challenge || !lastCredentialId || typeof signal !== 'function') return;
+    PublicKeyCredential.signalUnknownCredential({
+      rpId: challenge.publicKey.rpId || location.hostname,
+      credentialId: lastCredentialId,
+    }).catch(() => undefined);
   }
 
   function enroll(section) {
@@ -97,7 +116,12 @@
         const path = '/console/api/invite/' + encodeURIComponent(token);
         const options = await api(path + '/options', { displayName });
         const credential = await webauthn.startRegistration({ optionsJSON: options.publicKey });
-        await api(path, { displayName, registrationId: options.registrationId, credential });
+        await api(path, {
+          displayName,
+          registrationId: options.registrationId,
+          credential,
+          deviceName: deviceName(),
+        });
         setStatus(status, 'Welcome! Your passkey is enrolled.', 'ok');
         location.assign('/console');
       } catch (error) {
@@ -105,6 +129,36 @@
         button.disabled = false;
       }
     });
+  }
+
+  // A first name for a new passkey, from what the browser says about this device ("Chrome on macOS");
+  // the member can rename it on the Members page.
+  function deviceName() {
+    const ua = navigator.userAgent || '';
+    const platform = (navigator.userAgentData && navigator.userAgentData.platform) || '';
+    const os =
+      platform ||
+      (/Android/.test(ua)
+        ? 'Android'
+        : /iPhone|iPad/.test(ua)
+          ? 'iOS'
+          : /Mac OS X/.test(ua)
+            ? 'macOS'
+            : /Windows/.test(ua)
+              ? 'Windows'
+              : /Linux/.test(ua)
+                ? 'Linux'
+                : '');
+    const browser = /Edg\//.test(ua)
+      ? 'Edge'
+      : /Firefox\//.test(ua)
+        ? 'Firefox'
+        : /Chrome\//.test(ua)
+          ? 'Chrome'
+          : /Safari\//.test(ua)
+            ? 'Safari'
+            : 'browser';
+    return (os ? browser + ' on ' + os : browser).slice(0, 60);
   }
 
   async function copy(event) {
@@ -176,7 +230,7 @@
       if (signInSection) signIn(signInSection);
       if (inviteSection) enroll(inviteSection);
     }
-    const tools = { webauthn, hasWebAuthn, $, api, explain, flash, setStatus, copy };
+    const tools = { webauthn, hasWebAuthn, $, api, explain, flash, setStatus, copy, deviceName };
     if (window.PresenceConsoleChanges) window.PresenceConsoleChanges(tools);
     document.body.dataset.ready = 'true';
   }

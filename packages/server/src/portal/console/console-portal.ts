@@ -18,7 +18,9 @@ import { credentialPages } from './pages/credentials.js';
 import { policyPages } from './pages/policy.js';
 import { usagePages } from './pages/usage.js';
 import { memberPages } from './pages/members.js';
+import { memberControlRoutes } from './pages/member-controls.js';
 import { auditPages } from './pages/audit.js';
+import { deniedPages } from './pages/denied.js';
 
 export interface ConsolePortalOptions {
   settings: () => Promise<ConsoleSettings>;
@@ -56,7 +58,9 @@ export function consolePortal(options: ConsolePortalOptions) {
         policyPages,
         usagePages,
         memberPages,
+        memberControlRoutes,
         auditPages,
+        deniedPages,
       ]) {
         routes(child);
       }

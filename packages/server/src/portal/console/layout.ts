@@ -8,6 +8,7 @@ const NAV: readonly [string, string][] = [
   ['/console/keys', 'API keys'],
   ['/console/webhooks', 'Webhooks'],
   ['/console/receipts', 'Receipts'],
+  ['/console/denied', 'Denied attempts'],
   ['/console/credentials', 'Credentials'],
   ['/console/policy', 'Policy'],
   ['/console/usage', 'Usage and invoices'],

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { SignedInMember } from '../../domain/console/authenticate-session.js';
 import { requirePermission, type ConsolePermission } from '../../domain/console/permissions.js';
-import { recordAudit } from '../../domain/console/record-audit.js';
+import { asMember } from '../../domain/console/record-audit.js';
 import type { App } from '../../http/types.js';
 import type { SafeHtml } from '../html.js';
 import { checkCsrf, consoleRequest, memberOf, type ConsoleContext } from './console-context.js';
@@ -41,10 +41,17 @@ export function Form<T extends Record<string, TSchema>>(fields: T) {
 
 const Empty = Type.Object({}, { additionalProperties: false });
 
+/** A signed-in member's view: every domain call through it acts as that member (audit events). */
 function viewOf(request: FastifyRequest): View {
   const state = consoleRequest(request);
   const signedIn = memberOf(request);
-  return { ctx: state.ctx, signedIn, tenantId: signedIn.member.tenantId, csrf: state.csrf ?? '' };
+  const deps = asMember(state.ctx.deps, signedIn.member, { requestId: request.id });
+  return {
+    ctx: { ...state.ctx, deps },
+    signedIn,
+    tenantId: signedIn.member.tenantId,
+    csrf: state.csrf ?? '',
+  };
 }
 
 export async function sendPage(
@@ -128,21 +135,5 @@ export function action<B extends TSchema, P extends TSchema = typeof Empty>(
       if ('redirect' in out) return reply.redirect(out.redirect, 303);
       return sendPage(reply, view, out, started);
     },
-  });
-}
-
-/** A console change that needs no passkey (creating things, test events), in the audit log. */
-export async function audit(
-  view: View,
-  action: string,
-  target: string | null,
-  detail: Record<string, unknown>,
-) {
-  await recordAudit(view.ctx.deps, view.ctx.deps.store, {
-    tenantId: view.tenantId,
-    memberId: view.signedIn.member.id,
-    action,
-    target,
-    detail,
   });
 }

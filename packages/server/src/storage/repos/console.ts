@@ -1,24 +1,18 @@
 import type { Kysely } from 'kysely';
 import type {
-  AuditRecord,
   ConsoleRepos,
   ConsoleRole,
   InviteRecord,
   MemberRecord,
   SessionRecord,
 } from '../../domain/console/ports.js';
-import type {
-  ConsoleAuditTable,
-  ConsoleInvitesTable,
-  ConsoleMembersTable,
-  ConsoleSessionsTable,
-  Database,
-} from '../schema.js';
+import type { ConsoleInvitesTable, ConsoleMembersTable, ConsoleSessionsTable, Database } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 import { lockMember, removeKeepingAnOwner, removeMember } from './console-member-removal.js';
-import { changedAny, parseJson } from './rows.js';
+import { createPasskeyNameRepo } from './console-passkey-names.js';
+import { changedAny } from './rows.js';
 
-/** Console members, invites, sessions and audit log: the same queries in both dialects. */
+/** Console members, invites and sessions: the same queries in both dialects. */
 export function createConsoleRepos(db: Kysely<Database>): ConsoleRepos {
   return {
     members: {
@@ -47,22 +41,21 @@ export function createConsoleRepos(db: Kysely<Database>): ConsoleRepos {
       removeKeepingAnOwner: (tenantId, id, at) => removeKeepingAnOwner(db, tenantId, id, at),
       lock: (tenantId, id) => lockMember(db, tenantId, id),
       remove: (tenantId, id, at) => removeMember(db, tenantId, id, at),
+      setRole: async (tenantId, id, from, to) =>
+        changedAny(
+          await db
+            .updateTable('console_members')
+            .set({ role: to })
+            .where('tenant_id', '=', tenantId)
+            .where('id', '=', id)
+            .where('role', '=', from)
+            .where('removed_at', 'is', null)
+            .executeTakeFirst(),
+        ),
     },
     invites: createInviteRepo(db),
     sessions: createSessionRepo(db),
-    audit: {
-      insert: async (a) => void (await db.insertInto('console_audit').values(auditRow(a)).execute()),
-      list: async (tenantId, limit) =>
-        (
-          await db
-            .selectFrom('console_audit')
-            .selectAll()
-            .where('tenant_id', '=', tenantId)
-            .orderBy('id', 'desc')
-            .limit(limit)
-            .execute()
-        ).map(toAudit),
-    },
+    passkeyNames: createPasskeyNameRepo(db),
   };
 }
 
@@ -99,6 +92,17 @@ function createInviteRepo(db: Kysely<Database>): ConsoleRepos['invites'] {
           .orderBy('id')
           .execute()
       ).map(toInvite),
+    cancel: async (tenantId, id, at) =>
+      changedAny(
+        await db
+          .updateTable('console_invites')
+          .set({ expires_at: at })
+          .where('tenant_id', '=', tenantId)
+          .where('id', '=', id)
+          .where('used_at', 'is', null)
+          .where('expires_at', '>', at)
+          .executeTakeFirst(),
+      ),
   };
 }
 
@@ -215,33 +219,5 @@ function toSession(row: ConsoleSessionsTable): SessionRecord {
     lastSeenAt: Number(row.last_seen_at),
     expiresAt: Number(row.expires_at),
     revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
-  };
-}
-
-function auditRow(a: AuditRecord): ConsoleAuditTable {
-  return {
-    id: a.id,
-    tenant_id: a.tenantId,
-    member_id: a.memberId,
-    action: a.action,
-    target: a.target,
-    detail: JSON.stringify(a.detail),
-    receipt_id: a.receiptId,
-    receipt_hash_hex: a.receiptHashHex,
-    created_at: a.createdAt,
-  };
-}
-
-function toAudit(row: ConsoleAuditTable): AuditRecord {
-  return {
-    id: row.id,
-    tenantId: row.tenant_id,
-    memberId: row.member_id,
-    action: row.action,
-    target: row.target,
-    detail: parseJson<Record<string, unknown>>(row.detail),
-    receiptId: row.receipt_id,
-    receiptHashHex: row.receipt_hash_hex,
-    createdAt: Number(row.created_at),
   };
 }

@@ -5,6 +5,8 @@ import type { Database } from '../schema.js';
 import { createPresenceHotPath, type HotPathLanes } from '../hot-path/presence-hot-path.js';
 import { createApiKeyRepo } from './api-keys.js';
 import { createApprovalRepos } from './approvals/approval-repos.js';
+import { createAuditEventRepo } from './audit-events.js';
+import { createDeniedAttemptRepo } from './denied-attempts.js';
 import { createBillingRepos } from './billing-repos.js';
 import { createChallengeRepo } from './challenges.js';
 import { createConsoleRepos } from './console.js';
@@ -54,5 +56,7 @@ export function createRepos(db: Kysely<Database>, dialect: Dialect, lanes?: HotP
     sealedSecrets: createSealedSecretRepo(db),
     console: createConsoleRepos(db),
     approvals: createApprovalRepos(db),
+    auditEvents: createAuditEventRepo(db),
+    deniedAttempts: createDeniedAttemptRepo(db),
   };
 }

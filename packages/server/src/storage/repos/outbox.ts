@@ -18,6 +18,21 @@ export function createOutboxRepo(db: Kysely<Database>): OutboxRepo {
       };
       await mapUniqueViolation(() => db.insertInto('outbox_events').values(row).execute());
     },
+    async getMany(tenantId, ids) {
+      if (ids.length === 0) return [];
+      const rows = await db
+        .selectFrom('outbox_events')
+        .select(['id', 'type', 'created_at', 'payload'])
+        .where('tenant_id', '=', tenantId)
+        .where('id', 'in', ids)
+        .execute();
+      return rows.map((r) => ({
+        id: r.id,
+        type: r.type,
+        createdAt: Number(r.created_at),
+        payloadJson: r.payload,
+      }));
+    },
   };
 }
 

@@ -8,7 +8,7 @@ import {
   type ConsoleChange,
 } from '../../../domain/console/approve-change.js';
 import { requirePermission } from '../../../domain/console/permissions.js';
-import { recordAudit } from '../../../domain/console/record-audit.js';
+import { asMember } from '../../../domain/console/record-audit.js';
 import { DomainError } from '../../../domain/errors.js';
 import type { App } from '../../../http/types.js';
 import { checkCsrf, consoleRequest, memberOf } from '../console-context.js';
@@ -79,15 +79,15 @@ export function approvalRoutes(app: App): void {
       challengeId: request.body.challengeId,
       assertion: request.body.assertion,
     });
-    const result = await change.execute(ctx, exact.tenantId, exact.target, params as never, signedIn.member);
-    await recordAudit(ctx.deps, ctx.deps.store, {
-      tenantId: exact.tenantId,
-      memberId: signedIn.member.id,
-      action: exact.type,
-      target: result.created ?? exact.target,
-      detail: { params, changeHashHex: changeHashHex(exact) },
-      receipt,
-    });
+    // The change's own audit event names this member and the receipt that approved it.
+    const deps = asMember(ctx.deps, signedIn.member, { requestId: request.id, receipt });
+    const result = await change.execute(
+      { ...ctx, deps },
+      exact.tenantId,
+      exact.target,
+      params as never,
+      signedIn.member,
+    );
     return { ...result, receiptId: receipt.receiptId, receiptHashHex: receipt.receiptHashHex };
   });
 

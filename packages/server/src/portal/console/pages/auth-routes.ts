@@ -133,6 +133,7 @@ export function authRoutes(app: App): void {
           displayName: DisplayName,
           registrationId: RegisterCredentialBody.properties.registrationId,
           credential: RegisterCredentialBody.properties.credential,
+          deviceName: Type.Optional(Type.String({ maxLength: 60 })),
         },
         { additionalProperties: false },
       ),

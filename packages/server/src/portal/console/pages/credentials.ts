@@ -4,7 +4,7 @@ import { mayChange } from '../../../domain/console/permissions.js';
 import { listCredentials, revokeCredential } from '../../../domain/credentials/manage-credentials.js';
 import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
-import { action, audit, Form, page, type View } from '../routes.js';
+import { action, Form, page, type View } from '../routes.js';
 import { badge, stackedTable, plainForm, when } from '../widgets.js';
 
 const SubjectQuery = Type.Object(
@@ -62,7 +62,6 @@ export function credentialPages(app: App): void {
     'credentials',
     async ({ view, params }) => {
       const revoked = await revokeCredential(view.ctx.deps, view.tenantId, params.credentialId);
-      await audit(view, 'credential.revoke', revoked.id, { subject: revoked.subject });
       return { redirect: `/console/credentials?subject=${encodeURIComponent(revoked.subject)}` };
     },
   );

@@ -1,6 +1,7 @@
 import { PolicyBody } from '@presence/contract';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { changeMemberRole } from '../../../domain/console/change-member-role.js';
 import { removeMember } from '../../../domain/console/manage-members.js';
 import { startMemberPasskey } from '../../../domain/console/add-member-passkey.js';
 import { createInvite } from '../../../domain/console/create-invite.js';
@@ -64,6 +65,11 @@ const Seconds = (max: number) => Type.Integer({ minimum: 0, maximum: max });
 
 async function checkEndpoint(ctx: ConsoleContext, tenantId: string, target: string) {
   await getWebhookEndpoint(ctx.deps, tenantId, target);
+}
+
+async function checkMember(ctx: ConsoleContext, tenantId: string, target: string) {
+  const member = await ctx.deps.store.console.members.get(tenantId, target);
+  if (!member || member.removedAt !== null) throw notFound('the member');
 }
 
 /** The console's dangerous changes: each needs the member's passkey (docs/console.md). */
@@ -141,15 +147,24 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
   'member.remove': {
     permission: 'members',
     params: NoParams,
-    check: async (ctx, tenantId, target) => {
-      const member = await ctx.deps.store.console.members.get(tenantId, target);
-      if (!member || member.removedAt !== null) throw notFound('the member');
-    },
+    check: checkMember,
     execute: async (ctx, tenantId, target) => {
       const member = await removeMember(ctx.deps, ctx.settings, tenantId, target);
       return {
         message: `${member.displayName} was removed; their sessions ended and passkeys were revoked.`,
       };
+    },
+  },
+  'member.change-role': {
+    permission: 'members',
+    params: Type.Object(
+      { role: Type.Union(CONSOLE_ROLES.map((r) => Type.Literal(r))) },
+      { additionalProperties: false },
+    ),
+    check: checkMember,
+    execute: async (ctx, _tenantId, target, params: { role: ConsoleRole }, changer) => {
+      const { member, from } = await changeMemberRole(ctx.deps, changer, target, params.role);
+      return { message: `${member.displayName} is now ${member.role} (was ${from}).` };
     },
   },
 };

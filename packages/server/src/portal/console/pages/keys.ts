@@ -5,7 +5,7 @@ import { createMemberKey } from '../../../domain/console/create-member-key.js';
 import { GATED_SCOPES, mayChange, scopesOfRole } from '../../../domain/console/permissions.js';
 import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
-import { action, audit, Form, page, type View } from '../routes.js';
+import { action, Form, page, type View } from '../routes.js';
 import { badge, csrfField, dangerForm, stackedTable, secretOnce, when } from '../widgets.js';
 import { NEW_KEY_TARGET } from './key-changes.js';
 import { SCOPE_DESCRIPTIONS, SCOPE_PRESETS } from './key-scopes.js';
@@ -133,7 +133,6 @@ export function keyPages(app: App): void {
     // Without the passkey: only scopes the role may use, and none that changes what the gate protects.
     const input = { name: body.name, scopes: body.scopes ?? [] };
     const { key, secret } = await createMemberKey(view.ctx.deps, view.signedIn.member, input, false);
-    await audit(view, 'api-key.create', key.keyId, { name: key.name, scopes: key.scopes });
     return {
       title: 'API keys',
       nav: '/console/keys',

@@ -4,11 +4,20 @@ import { mayChange } from '../../../domain/console/permissions.js';
 import { CONSOLE_ROLES, type MemberRecord } from '../../../domain/console/ports.js';
 import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
-import { action, audit, Form, page, type View } from '../routes.js';
+import { action, Form, page, type View } from '../routes.js';
 import { RegisterCredentialBody } from '@presence/contract';
 import { addMemberPasskey } from '../../../domain/console/add-member-passkey.js';
 import { checkCsrf, consoleRequest, memberOf } from '../console-context.js';
 import { dangerForm, plainForm, when } from '../widgets.js';
+import { nameForm, PASSKEY_NAME_MAX, roleForm } from './member-controls.js';
+
+const AddPasskeyBody = Type.Object(
+  {
+    ...RegisterCredentialBody.properties,
+    deviceName: Type.Optional(Type.String({ maxLength: PASSKEY_NAME_MAX })),
+  },
+  { additionalProperties: false },
+);
 
 const PasskeyParams = Type.Object({
   memberId: Type.String({ pattern: '^mem_[0-9A-HJKMNP-TV-Z]{26}$' }),
@@ -17,6 +26,7 @@ const PasskeyParams = Type.Object({
 
 async function memberCard(view: View, m: MemberRecord, owner: boolean): Promise<SafeHtml> {
   const passkeys = await listMemberPasskeys(view.ctx.deps, view.ctx.settings, m.id);
+  const names = await view.ctx.deps.store.console.passkeyNames.ofMember(view.tenantId, m.id);
   const self = m.id === view.signedIn.member.id;
   return html`<li class="member">
     <p><strong>${m.displayName}</strong> · ${m.role}${self ? ' (you)' : ''} · joined ${when(m.createdAt)}</p>
@@ -24,8 +34,9 @@ async function memberCard(view: View, m: MemberRecord, owner: boolean): Promise<
       ${passkeys.map(
         (p) =>
           html`<li>
-            Passkey <code>${p.id}</code> · ${p.backedUp ? 'synced' : 'device-bound'} · last used
-            ${when(p.lastUsedAt)}
+            <strong>${names.get(p.id) ?? 'Unnamed passkey'}</strong> <code>${p.id}</code> ·
+            ${p.backedUp ? 'synced' : 'device-bound'} · last used ${when(p.lastUsedAt)}
+            ${self || owner ? nameForm(view, m, p.id, names.get(p.id)) : ''}
             ${owner && passkeys.length > 1 ? plainForm(`/console/members/${m.id}/passkeys/${p.id}/remove`, view.csrf, `Remove passkey|${p.id}`, html``, 'danger') : ''}
           </li>`,
       )}
@@ -40,6 +51,7 @@ async function memberCard(view: View, m: MemberRecord, owner: boolean): Promise<
           </p>`
         : ''
     }
+    ${owner && !self ? roleForm(view, m) : ''}
     ${owner && !self ? dangerForm({ kind: 'member.remove', target: m.id, label: `Remove ${m.displayName}`, csrf: view.csrf }) : ''}
   </li>`;
 }
@@ -63,7 +75,13 @@ async function membersBody(view: View, shown?: SafeHtml): Promise<SafeHtml> {
         invites.length === 0
           ? html`<p class="muted">No open invites.</p>`
           : html`<ul class="plain">
-              ${invites.map((i) => html`<li>${i.role} · made ${when(i.createdAt)} · valid until ${when(i.expiresAt)}</li>`)}
+              ${invites.map(
+                (i) =>
+                  html`<li>
+                    ${i.role} · made ${when(i.createdAt)} · valid until ${when(i.expiresAt)}
+                    ${owner ? plainForm(`/console/members/invites/${i.id}/cancel`, view.csrf, `Cancel invite|for a ${i.role}, made ${when(i.createdAt)}`, html``, 'danger') : ''}
+                  </li>`,
+              )}
             </ul>`
       }
       ${
@@ -91,16 +109,12 @@ async function membersBody(view: View, shown?: SafeHtml): Promise<SafeHtml> {
 
 export function memberPages(app: App): void {
   // Its registration options come from the approved change `member.passkey.start`.
-  app.post(
-    '/console/api/passkeys',
-    { schema: { hide: true, body: RegisterCredentialBody } },
-    async (request) => {
-      checkCsrf(request);
-      const { member } = memberOf(request);
-      const { ctx } = consoleRequest(request);
-      return { credential: await addMemberPasskey(ctx.deps, ctx.settings, member, request.body) };
-    },
-  );
+  app.post('/console/api/passkeys', { schema: { hide: true, body: AddPasskeyBody } }, async (request) => {
+    checkCsrf(request);
+    const { member } = memberOf(request);
+    const { ctx } = consoleRequest(request);
+    return { credential: await addMemberPasskey(ctx.deps, ctx.settings, member, request.body) };
+  });
 
   page(app, '/console/members', {}, async ({ view }) => ({
     title: 'Members',
@@ -115,7 +129,6 @@ export function memberPages(app: App): void {
     'members',
     async ({ view, params }) => {
       await removeMemberPasskey(view.ctx.deps, view.ctx.settings, view.tenantId, params);
-      await audit(view, 'member.passkey.remove', params.memberId, { credentialId: params.credentialId });
       return { redirect: '/console/members' };
     },
   );

@@ -14,9 +14,11 @@ import {
 import type { App } from '../../../http/types.js';
 import { UTC_MINUTE, utcMinuteMs } from '../../../http/validators.js';
 import { html, type SafeHtml } from '../../html.js';
-import { action, audit, Form, page, type View } from '../routes.js';
+import { action, Form, page, type View } from '../routes.js';
 import { badge, dangerForm, empty, plainForm, when } from '../widgets.js';
 import { endpointState } from './webhooks.js';
+import { deliveryBodies, editForm, webhookEditRoutes } from './webhook-endpoint-edit.js';
+import { readDeliveryBodies, type DeliveryBody } from '../../../domain/webhooks/read-delivery-bodies.js';
 
 const EndpointParams = Type.Object({ id: Type.String({ pattern: '^whe_[0-9A-HJKMNP-TV-Z]{26}$' }) });
 const DeliveryParams = Type.Object({
@@ -41,13 +43,19 @@ function attempts(d: WebhookDelivery): SafeHtml {
   </ol>`;
 }
 
-function deliveryRow(view: View, e: WebhookEndpoint, d: WebhookDelivery, canChange: boolean): SafeHtml {
+function deliveryRow(
+  view: View,
+  e: WebhookEndpoint,
+  d: WebhookDelivery,
+  canChange: boolean,
+  body: DeliveryBody | undefined,
+): SafeHtml {
   const kind = d.status === 'succeeded' ? 'ok' : d.status === 'failed' ? 'bad' : 'warn';
   return html`<tr>
     <th scope="row"><code>${d.id}</code><br /><span class="muted">${d.eventType}</span></th>
     <td data-label="Status">${badge(d.status, kind)}</td>
     <td data-label="Created">${when(d.createdAt)}</td>
-    <td data-label="Attempts">${attempts(d)}</td>
+    <td data-label="Attempts">${attempts(d)} ${deliveryBodies(d, body)}</td>
     <td data-label="Actions">
       ${canChange && e.enabled ? plainForm(`/console/webhooks/${e.id}/deliveries/${d.id}/redeliver`, view.csrf, `Redeliver|${d.id}`) : ''}
     </td>
@@ -95,6 +103,7 @@ async function endpointPage(view: View, id: string) {
   const e = await getWebhookEndpoint(view.ctx.deps, view.tenantId, id);
   const deliveries = (await listWebhookDeliveries(view.ctx.deps, view.tenantId, id, {}, { limit: 50 })).items;
   const canChange = mayChange(view.signedIn.member.role, 'webhooks');
+  const bodies = await readDeliveryBodies(view.ctx.deps, view.tenantId, deliveries);
   const body = html`<section class="card wide" aria-labelledby="endpoint-title">
       <h2 id="endpoint-title">Endpoint</h2>
       <dl class="facts">
@@ -112,7 +121,7 @@ async function endpointPage(view: View, id: string) {
         <dd><code>${e.id}</code></dd>
       </dl>
     </section>
-    ${canChange ? controls(view, e) : ''}
+    ${canChange ? controls(view, e) : ''} ${canChange ? editForm(view, e) : ''}
     <section class="card wide" aria-labelledby="log-title">
       <h2 id="log-title">Delivery log</h2>
       ${
@@ -130,7 +139,7 @@ async function endpointPage(view: View, id: string) {
                   </tr>
                 </thead>
                 <tbody>
-                  ${deliveries.map((d) => deliveryRow(view, e, d, canChange))}
+                  ${deliveries.map((d) => deliveryRow(view, e, d, canChange, bodies.get(d.id)))}
                 </tbody>
               </table>
             </div>`
@@ -144,6 +153,7 @@ export function webhookEndpointPages(app: App): void {
   page(app, '/console/webhooks/:id', { params: EndpointParams }, async ({ view, params }) =>
     endpointPage(view, params.id),
   );
+  webhookEditRoutes(app);
 
   const back = (id: string) => ({ redirect: `/console/webhooks/${id}` });
   action(
@@ -152,8 +162,7 @@ export function webhookEndpointPages(app: App): void {
     { body: Empty, params: EndpointParams },
     'webhooks',
     async ({ view, params }) => {
-      const delivery = await sendTestWebhook(view.ctx.deps, view.tenantId, params.id);
-      await audit(view, 'webhook.test', params.id, { deliveryId: delivery.id });
+      await sendTestWebhook(view.ctx.deps, view.tenantId, params.id);
       return back(params.id);
     },
   );
@@ -165,7 +174,6 @@ export function webhookEndpointPages(app: App): void {
       'webhooks',
       async ({ view, params }) => {
         await updateWebhookEndpoint(view.ctx.deps, view.tenantId, params.id, { enabled });
-        await audit(view, enabled ? 'webhook.enable' : 'webhook.disable', params.id, {});
         return back(params.id);
       },
     );
@@ -177,8 +185,7 @@ export function webhookEndpointPages(app: App): void {
     'webhooks',
     async ({ view, params, body }) => {
       const since = utcMinuteMs(body.since)!;
-      const { requeued } = await recoverWebhookDeliveries(view.ctx.deps, view.tenantId, params.id, since);
-      await audit(view, 'webhook.recover', params.id, { since: new Date(since).toISOString(), requeued });
+      await recoverWebhookDeliveries(view.ctx.deps, view.tenantId, params.id, since);
       return back(params.id);
     },
   );
@@ -189,7 +196,6 @@ export function webhookEndpointPages(app: App): void {
     'webhooks',
     async ({ view, params }) => {
       const delivery = await redeliverWebhook(view.ctx.deps, view.tenantId, params.deliveryId);
-      await audit(view, 'webhook.redeliver', delivery.endpointId, { deliveryId: delivery.id });
       return back(delivery.endpointId);
     },
   );

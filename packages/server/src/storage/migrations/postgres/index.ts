@@ -11,6 +11,7 @@ import * as consoleTables from './0009-console.js';
 import * as receiptLogClaims from './0013-receipt-log-claims.js';
 import * as approvals from './0014-approvals.js';
 import * as singleUse from './0015-single-use.js';
+import * as auditEvents from './0016-audit-events.js';
 
 /** Every postgres migration, in order. Add new ones at the end; never edit an applied one. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -26,4 +27,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { id: '0013-receipt-log-claims', up: receiptLogClaims.up },
   { id: '0014-approvals', up: approvals.up },
   { id: '0015-single-use', up: singleUse.up },
+  { id: '0016-audit-events', up: auditEvents.up },
 ];

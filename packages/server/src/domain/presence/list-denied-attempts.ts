@@ -1,0 +1,46 @@
+import type { Deps } from '../deps.js';
+import { toIso } from '../encoding.js';
+
+/** A stored denial: one challenge's one decision that was not PRESENCE_VERIFIED (contract §4). */
+export interface DeniedAttemptRecord {
+  challengeId: string;
+  subject: string | null;
+  purpose: string | null;
+  actionHashHex: string;
+  decision: string;
+  reason: string | null;
+  /** When it was decided. */
+  decidedAt: number;
+}
+
+export interface DeniedAttemptRepo {
+  /** The tenant's denials, newest challenge first; `beforeId` is the exclusive keyset bound. */
+  list(
+    tenantId: string,
+    page: { limit: number; beforeId?: string | undefined },
+  ): Promise<DeniedAttemptRecord[]>;
+}
+
+export interface DeniedAttempt {
+  challengeId: string;
+  subject: string | null;
+  purpose: string | null;
+  actionHashHex: string;
+  decision: string;
+  reason: string | null;
+  decidedAt: string;
+}
+
+/** One page of denied attempts, from the decisions stored on challenges. */
+export async function listDeniedAttempts(
+  deps: Pick<Deps, 'store'>,
+  tenantId: string,
+  page: { limit: number; beforeId?: string | undefined },
+): Promise<{ items: DeniedAttempt[]; hasMore: boolean }> {
+  const rows = await deps.store.deniedAttempts.list(tenantId, {
+    limit: page.limit + 1,
+    beforeId: page.beforeId,
+  });
+  const items = rows.slice(0, page.limit).map((r) => ({ ...r, decidedAt: toIso(r.decidedAt) }));
+  return { items, hasMore: rows.length > page.limit };
+}
