@@ -183,18 +183,21 @@ describeEachDialect('console day-one controls', (dialect) => {
 
   it('names passkeys by device: on adding one, and later by the member or an owner only', async () => {
     const dev = await member('developer', 'Devi');
-    const options = await dev.post('/console/api/passkeys/options', {});
-    expect(options.json.publicKey.user.name).toBe('Presence console — Devi');
+    const devId = await memberId('Devi');
+    // Adding a passkey is approved first by one the member already has (docs/security.md).
+    const approved = await dev.approve({ kind: 'member.passkey.start', target: devId, params: {} });
+    expect(approved.status, approved.body).toBe(200);
+    const options = approved.json.registration;
+    expect(options.publicKey.user.name).toBe('Presence console — Devi');
     const phone = new SoftAuthenticator('localhost', (await consoleSettings()).origin);
-    const credential = phone.register({ challenge: options.json.publicKey.challenge });
+    const credential = phone.register({ challenge: options.publicKey.challenge });
     const added = await dev.post('/console/api/passkeys', {
-      registrationId: options.json.registrationId,
+      registrationId: options.registrationId,
       credential,
       deviceName: 'Chrome on Android',
     });
     expect(added.status, added.body).toBe(200);
     const id = added.json.credential.id as string;
-    const devId = await memberId('Devi');
     expect((await dev.get('/console/members')).body).toContain('Chrome on Android');
     const renamed = await dev.form(`/console/members/${devId}/passkeys/${id}/name`, [['name', 'Pixel 9']]);
     expect(renamed.status).toBe(303);
