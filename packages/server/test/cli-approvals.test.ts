@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../src/storage/sqlite-driver.js';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from './support/each-dialect.js';

@@ -75,7 +75,7 @@ describe.skipIf(!serviceBuilt('example-webhook-receiver'))('docs/webhooks.md: tr
       plainEnv({ ...env, HOST: '127.0.0.1', PORT: String(port) }),
       /listening/,
     );
-    const [, apiKey] = await waitFor(service.output, /API key[^\n]*\n\n\s+((?:presence|prs)_\S+)/);
+    const [, apiKey] = await waitFor(service.output, /API key\s+((?:presence|prs)_\S+)/);
     const api = (path: string, body: unknown) =>
       fetch(`http://127.0.0.1:${port}${path}`, {
         method: 'POST',

@@ -74,6 +74,13 @@ export function handle(e: WebhookEvent): string {
       return String(e.data.thresholdPercent);
     case 'webhook.test':
       return e.data.endpointId;
+    case 'approval.approved':
+    case 'approval.rejected':
+    case 'approval.expired':
+    case 'approval.cancelled':
+      return e.data.approvalId + e.data.status;
+    case 'audit.event':
+      return e.data.action + e.data.actor.type;
   }
 }
 // @ts-expect-error actionHashHex is required

@@ -1,9 +1,10 @@
 import { AUDIT_ACTOR_TYPES, AuditAction, type AuditEvent } from '@presence/contract';
 import { Type, type Static } from '@sinclair/typebox';
 import type { AuditEventQuery } from '../../../domain/audit/list-audit-events.js';
+import { UTC_MINUTE } from '../../../http/validators.js';
 
-/** The browser's datetime-local value, read as UTC. */
-const LocalTime = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}$' });
+/** The browser's datetime-local value, read as UTC: a real minute (an impossible date is a 400). */
+const LocalTime = Type.String({ format: UTC_MINUTE });
 const orEmpty = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
   Type.Optional(Type.Union([t, Type.Literal('')]));
 
