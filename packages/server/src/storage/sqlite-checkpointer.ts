@@ -7,8 +7,8 @@
  * PASSIVE checkpoint a short delay later. The connections keep their automatic checkpoint as a
  * backstop only, far above the default (CHECKPOINT_BACKSTOP_FRAMES): the WAL starts again from its
  * beginning only once every frame is copied, which under steady load is mostly the backstop's
- * work, and it bounds the WAL if the thread cannot keep up. docs/adr/0017-sqlite-writer-thread.md,
- * the amendment of the sixteenth pass.
+ * work, and it bounds the WAL if the thread cannot keep up.
+ * docs/adr/0017-sqlite-writer-thread.md#as-amended-since-issue-10.
  */
 import { Worker } from 'node:worker_threads';
 import { CLOSING, DUE, markDue, newCheckpointState } from './hot-path/checkpoint-due.js';
