@@ -95,6 +95,25 @@ export default tseslint.config(
     },
   },
   {
+    // http/ answers the API; the console and demo pages (portal/) sit beside it, never below it.
+    files: ['packages/server/src/http/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/compose.js', '**/storage/**'],
+              message: 'Routes use request.deps, never their own store.',
+            },
+            { group: ['**/portal/**'], message: 'http/ does not import portal/; share through src/.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['packages/contract/src/**/*.ts', 'packages/sdk/src/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
