@@ -12,6 +12,7 @@ import { tenantAdminRoutes } from './routes/tenants-admin.js';
 import { registerAuth } from './plugins/auth.js';
 import { frameworkErrors, registerProblemHandlers } from './plugins/problem.js';
 import { registerIdempotency } from './plugins/idempotency.js';
+import { registerRequestDeps } from './plugins/request-deps.js';
 import { registerMetricsRoute, registerRequestMetrics } from './plugins/metrics.js';
 import { registerAddressLimit, registerKeyLimit, type HttpRateLimits } from './plugins/rate-limit.js';
 import type { Metrics } from '../observability/create-metrics.js';
@@ -86,6 +87,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   registerAddressLimit(app, options.rateLimits, options.metrics);
   registerAuth(app, deps);
   registerKeyLimit(app, options.rateLimits, options.metrics);
+  registerRequestDeps(app, deps);
   registerIdempotency(app, deps);
   registerMetricsRoute(app, options.metrics, options.metricsToken);
   const routeDeps: RouteDeps = {
