@@ -80,8 +80,13 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
         deliveryId,
         deliveryId,
       ]);
-      await new Promise((r) => setTimeout(r, 300));
-      const { delivery } = await call(second, 'GET', `/v1/webhooks/deliveries/${deliveryId}`);
+      // The second attempt's outcome is written after the receiver answered it: wait for it.
+      let delivery: any;
+      for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
+        ({ delivery } = await call(second, 'GET', `/v1/webhooks/deliveries/${deliveryId}`));
+        if (delivery.status === 'succeeded') break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
       expect(delivery.status).toBe('succeeded');
       expect(delivery.attempts.map((a: any) => a.error ?? a.statusCode)).toEqual([
         expect.stringMatching(/^interrupted/),
