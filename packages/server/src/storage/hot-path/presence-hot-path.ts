@@ -165,6 +165,8 @@ export async function pgVerified(run: Run, members: readonly PgVerifiedMember[])
       column((m) => m.settlement.receipt.hashHex),
       column((m) => m.settlement.receipt.kid),
       column((m) => m.settlement.receipt.signatureB64Url),
+      column((m) => m.settlement.event.type),
+      column((m) => m.settlement.usage.meter),
     ]),
   );
   const row = rows[0]!;
@@ -208,6 +210,8 @@ async function pgVerifiedOne(
       r.kid,
       r.signatureB64Url,
       traceParent,
+      s.event.type,
+      s.usage.meter,
     ]),
   );
   const row = rows[0]!;
@@ -283,6 +287,8 @@ async function pgDenied(run: Run, s: DeniedSettlement): Promise<'settled' | 'alr
       s.usage.id,
       ...buckets(s.usage.occurredAt),
       currentTraceParent(),
+      s.event.type,
+      s.usage.meter,
     ]),
   );
   const row = rows[0]!;
