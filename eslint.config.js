@@ -18,6 +18,12 @@ const infrastructure = [
   'pino',
 ];
 
+/** Handlers reach the domain through request.deps only (see http/routes/route-deps.ts). */
+const ROUTES_USE_DEPS = {
+  group: ['**/compose.js', '**/storage/**'],
+  message: 'Routes use request.deps, never their own store.',
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -84,12 +90,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              group: ['**/compose.js', '**/storage/**'],
-              message: 'Routes use request.deps, never their own store.',
-            },
-          ],
+          patterns: [ROUTES_USE_DEPS],
         },
       ],
     },
@@ -103,10 +104,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            {
-              group: ['**/compose.js', '**/storage/**'],
-              message: 'Routes use request.deps, never their own store.',
-            },
+            ROUTES_USE_DEPS,
             { group: ['**/portal/**'], message: 'http/ does not import portal/; share through src/.' },
           ],
         },

@@ -4,23 +4,9 @@
  * type aliases (not interfaces) so a row is also a Record<string, unknown> for generic test code.
  */
 
-import type {
-  ReceiptLogStateTable,
-  ReceiptLogTilesTable,
-  ReceiptLogCheckpointsTable,
-  ReceiptLogCosignaturesTable,
-  ReceiptLogWitnessSettingsTable,
-  ReceiptLogKeysTable,
-} from './schema-receipt-log.js';
+import type * as ReceiptLog from './schema-receipt-log.js';
 
-export type {
-  ReceiptLogStateTable,
-  ReceiptLogTilesTable,
-  ReceiptLogCheckpointsTable,
-  ReceiptLogCosignaturesTable,
-  ReceiptLogWitnessSettingsTable,
-  ReceiptLogKeysTable,
-};
+export type * from './schema-receipt-log.js';
 
 export type TenantsTable = {
   id: string;
@@ -368,12 +354,12 @@ export interface Database {
   invoices: InvoicesTable;
   invoice_counters: InvoiceCountersTable;
   idempotency_keys: IdempotencyKeysTable;
-  receipt_log_state: ReceiptLogStateTable;
-  receipt_log_tiles: ReceiptLogTilesTable;
-  receipt_log_checkpoints: ReceiptLogCheckpointsTable;
-  receipt_log_cosignatures: ReceiptLogCosignaturesTable;
-  receipt_log_witness_settings: ReceiptLogWitnessSettingsTable;
-  receipt_log_keys: ReceiptLogKeysTable;
+  receipt_log_state: ReceiptLog.ReceiptLogStateTable;
+  receipt_log_tiles: ReceiptLog.ReceiptLogTilesTable;
+  receipt_log_checkpoints: ReceiptLog.ReceiptLogCheckpointsTable;
+  receipt_log_cosignatures: ReceiptLog.ReceiptLogCosignaturesTable;
+  receipt_log_witness_settings: ReceiptLog.ReceiptLogWitnessSettingsTable;
+  receipt_log_keys: ReceiptLog.ReceiptLogKeysTable;
   console_members: ConsoleMembersTable;
   console_invites: ConsoleInvitesTable;
   console_sessions: ConsoleSessionsTable;
