@@ -36,6 +36,7 @@ import {
   type RunProgram,
 } from './run-statement.js';
 import * as S from './statements.js';
+import { receiptValues } from '../tables/receipts.js';
 
 /** Where the hot path's writes go from a handle outside a transaction; unset: on the handle. */
 export interface HotPathLanes {
@@ -249,20 +250,7 @@ async function sqliteVerified(program: RunProgram, s: VerifiedSettlement): Promi
       ...sqliteUsageSteps(s.usage),
       // Last: the tenant's receipt sequence (SQLite serializes writers anyway; same order as PostgreSQL).
       sqliteStep(S.NEXT_RECEIPT_SEQ, [r.tenantId], { keep: 'value' }),
-      sqliteStep(S.INSERT_RECEIPT, [
-        r.id,
-        r.tenantId,
-        r.challengeId,
-        r.credentialRef,
-        r.subject,
-        r.actionHashHex,
-        r.issuedAt,
-        r.canonicalJson,
-        r.hashHex,
-        r.kid,
-        r.signatureB64Url,
-        KEPT,
-      ]),
+      sqliteStep(S.INSERT_RECEIPT, receiptValues(r, KEPT)),
     ],
   });
   if (result.outcome === 'counter-moved') return { kind: 'counter-moved' };

@@ -6,6 +6,7 @@
  * (store-presence-hot-path.behaviour.test.ts).
  */
 import { CREDENTIAL_IN_USE_COLUMNS } from '../repos/credentials.js';
+import { RECEIPT_COLUMNS } from '../tables/receipts.js';
 
 /**
  * The credential's columns a presence check reads (not the enrollment evidence), prefixed `cr_`
@@ -56,12 +57,9 @@ export const NEXT_RECEIPT_SEQ = `insert into tenant_counters (tenant_id, name, v
   on conflict (tenant_id, name) do update set value = tenant_counters.value + 1
   returning value`;
 
-const RECEIPT_COLUMNS = `id, tenant_id, challenge_id, credential_ref, subject, action_hash_hex, issued_at,
-  canonical_json, hash_hex, kid, signature_b64url, seq`;
-
-/** $1..$11 the receipt's columns in RECEIPT_COLUMNS order, $12 seq. */
+/** $1..$12 the receipt's columns in RECEIPT_COLUMNS order (tables/receipts.ts `receiptValues`). */
 export const INSERT_RECEIPT = `insert into receipts (${RECEIPT_COLUMNS})
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
+  values (${RECEIPT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
 
 /**
  * PostgreSQL: the number of rollup rows a statement's `rollup` CTE counted, which must be the number
