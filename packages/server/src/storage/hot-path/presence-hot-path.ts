@@ -36,6 +36,7 @@ import {
   type RunProgram,
 } from './run-statement.js';
 import * as S from './statements.js';
+import { outboxEventValues } from '../tables/outbox-events.js';
 import { receiptValues } from '../tables/receipts.js';
 
 /** Where the hot path's writes go from a handle outside a transaction; unset: on the handle. */
@@ -121,7 +122,7 @@ function credentialOf(row: Record<string, unknown>) {
 }
 
 function eventValues(e: OutboxEventRecord) {
-  return [e.id, e.tenantId, e.type, JSON.stringify(e.payload ?? null), e.createdAt, currentTraceParent()];
+  return outboxEventValues(e, currentTraceParent());
 }
 
 /** A verified settlement on its way to PostgreSQL, with the trace its event continues. */

@@ -6,7 +6,12 @@
  * (store-presence-hot-path.behaviour.test.ts).
  */
 import { CREDENTIAL_IN_USE_COLUMNS } from '../repos/credentials.js';
+import { OUTBOX_EVENT_COLUMNS } from '../tables/outbox-events.js';
 import { RECEIPT_COLUMNS } from '../tables/receipts.js';
+import { USAGE_EVENT_COLUMNS } from '../tables/usage-events.js';
+
+/** `($1, $2, …)` for the columns of an insert. */
+const placeholders = (columns: readonly string[]) => `(${columns.map((_, i) => `$${i + 1}`).join(', ')})`;
 
 /**
  * The credential's columns a presence check reads (not the enrollment evidence), prefixed `cr_`
@@ -33,13 +38,13 @@ export const SETTLE_CHALLENGE = `update challenges set status = $1, used_at = $2
   receipt_id = $5, credential_ref = $6
   where tenant_id = $7 and id = $8 and status = 'pending'`;
 
-/** $1 id, $2 tenant, $3 type, $4 payload JSON, $5 created_at, $6 trace parent (null: none). */
-export const INSERT_EVENT = `insert into outbox_events (id, tenant_id, type, payload, created_at, trace_parent)
-  values ($1, $2, $3, $4, $5, $6)`;
+/** The event's columns in OUTBOX_EVENT_COLUMNS order (tables/outbox-events.ts `outboxEventValues`). */
+export const INSERT_EVENT = `insert into outbox_events (${OUTBOX_EVENT_COLUMNS})
+  values ${placeholders(OUTBOX_EVENT_COLUMNS)}`;
 
-/** $1 id, $2 tenant, $3 meter, $4 quantity, $5 occurred_at, $6 source id. */
-export const INSERT_USAGE = `insert into usage_events (id, tenant_id, meter, quantity, occurred_at, source_id)
-  values ($1, $2, $3, $4, $5, $6)`;
+/** The usage event's columns in USAGE_EVENT_COLUMNS order (tables/usage-events.ts `usageEventValues`). */
+export const INSERT_USAGE = `insert into usage_events (${USAGE_EVENT_COLUMNS})
+  values ${placeholders(USAGE_EVENT_COLUMNS)}`;
 
 /**
  * $1 tenant, $2 meter, $3 quantity, $4 month start, $5 day start, $6 hour start. Month first (it
@@ -59,7 +64,7 @@ export const NEXT_RECEIPT_SEQ = `insert into tenant_counters (tenant_id, name, v
 
 /** $1..$12 the receipt's columns in RECEIPT_COLUMNS order (tables/receipts.ts `receiptValues`). */
 export const INSERT_RECEIPT = `insert into receipts (${RECEIPT_COLUMNS})
-  values (${RECEIPT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+  values ${placeholders(RECEIPT_COLUMNS)}`;
 
 /**
  * PostgreSQL: the number of rollup rows a statement's `rollup` CTE counted, which must be the number
