@@ -3,7 +3,7 @@
 # dependencies only, runs as the unprivileged `node` user, and reports health from /readyz.
 # Not built in this repository's CI (no container daemon there); see docs/operations.md.
 
-FROM node:22-bookworm-slim AS build
+FROM node:26-trixie-slim AS build
 WORKDIR /app
 # Toolchain for better-sqlite3 should no prebuilt binary match the platform.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
@@ -16,7 +16,7 @@ RUN npm ci
 COPY packages/ packages/
 RUN npm run build && npm prune --omit=dev
 
-FROM node:22-bookworm-slim
+FROM node:26-trixie-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 PRESENCE_DATA_DIR=/data
 WORKDIR /app
 COPY --from=build /app/package.json ./

@@ -4,7 +4,7 @@
 // challenge rows are batch-inserted with SQL (seq assigned in order, counter set at the end).
 /* global Buffer, performance */
 import { randomBytes } from 'node:crypto';
-import Database from 'better-sqlite3';
+import Database from '../../packages/server/dist/storage/sqlite-driver.js';
 import pg from 'pg';
 import { deriveChallenge } from '@presence/sdk/node';
 import { depsFromStore } from '../../packages/server/dist/compose.js';

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
+import Database from '../../packages/server/dist/storage/sqlite-driver.js';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { createBenchDatabase } from '../pg-database.mjs';

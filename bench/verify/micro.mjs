@@ -7,7 +7,7 @@ import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
+import Database from '../../packages/server/dist/storage/sqlite-driver.js';
 import { verifyAuthenticationResponse } from '@simplewebauthn/server';
 import { SoftAuthenticator } from './soft-authenticator.mjs';
 import {

@@ -106,7 +106,7 @@ export async function runPayoutExample({ baseUrl, apiKey, origin }) {
 
   return {
     subject,
-    credentialId: credential.id,
+    credentialRef: credential.credentialRef,
     payoutId: payout.payoutId,
     actionHashHex: approval.actionHashHex,
     challengeId: approval.challengeId,

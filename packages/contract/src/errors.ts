@@ -60,6 +60,30 @@ export const ERRORS = {
       "The request is valid but conflicts with the resource's current state (for example rotating a key that was revoked).",
     remedy: 'Read the resource, then decide; retrying the same request gives the same answer.',
   },
+  approval_not_pending: {
+    status: 409,
+    title: 'The approval is no longer pending',
+    cause:
+      'The approval was already approved, rejected, cancelled, or it expired: only a pending approval can be cancelled or decided.',
+    remedy:
+      'Read the approval with GET /v1/approvals/{approvalId}; create a new approval if the action is still wanted.',
+  },
+  approval_decision_refused: {
+    status: 403,
+    title: 'This passkey cannot decide this approval',
+    cause:
+      "The passkey verified, but its subject is not a listed approver, is the approval's initiator, or already decided this approval. The receipt that was issued stays valid evidence of the attempt; it does not count toward the approval.",
+    remedy:
+      'Let an approver who has not decided yet use their own passkey; the initiator never approves their own request.',
+  },
+  action_already_approved: {
+    status: 409,
+    title: 'This action was already approved',
+    cause:
+      'The policy rule `uniqueActions` is on and this `actionHashHex` already has a PRESENCE_VERIFIED receipt or an approved approval in this tenant (named in `detail`), or one being decided right now.',
+    remedy:
+      'Do not repeat the action; if it is really a new one, make the action differ (for example with a request id field).',
+  },
   idempotency_conflict: {
     status: 409,
     title: 'The Idempotency-Key was used with a different request',
@@ -72,6 +96,13 @@ export const ERRORS = {
     title: 'The registration ceremony has expired or was already used',
     cause: 'The registration ceremony (`registrationId`) expired or was already completed.',
     remedy: 'Request new options with POST /v1/presence/credentials/options and run the ceremony again.',
+  },
+  link_expired: {
+    status: 410,
+    title: 'The approval or enrollment link has expired or was already used',
+    cause:
+      'The link in the path was valid once, but its approval is no longer pending (approved, rejected, expired or cancelled) or its enrollment link expired or already enrolled a passkey.',
+    remedy: 'Ask whoever sent the link for a new one; an approval that is still wanted needs a new request.',
   },
   payload_too_large: {
     status: 413,

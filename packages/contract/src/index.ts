@@ -7,6 +7,7 @@ export * from './schemas/presence.js';
 export * from './schemas/credentials.js';
 export * from './schemas/receipt-v1.js';
 export * from './schemas/approval-set-v1.js';
+export * from './schemas/approvals.js';
 export * from './schemas/receipts.js';
 export * from './schemas/receipt-log.js';
 export * from './schemas/evidence.js';

@@ -1,4 +1,5 @@
 import canonicalizeModule from 'canonicalize';
+import { PresenceUsageError } from './usage-error.js';
 
 // canonicalize is CommonJS whose typings declare an ES default export; at run time the default
 // import is the function itself. It has no Node-only imports, so this file is browser-safe.
@@ -10,7 +11,17 @@ const canonicalize = canonicalizeModule as unknown as (value: unknown) => string
  * Infinity, undefined at the top level, BigInt).
  */
 export function canonicalJson(value: unknown): string {
-  const text = canonicalize(value);
-  if (text === undefined) throw new TypeError('value has no canonical JSON form');
+  let text: string | undefined;
+  try {
+    text = canonicalize(value);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined)
+    throw new PresenceUsageError(
+      'the action',
+      'a JSON value: objects, arrays, strings, finite numbers, booleans and null (no undefined, NaN, Infinity or BigInt)',
+      value,
+    );
   return text;
 }

@@ -16,3 +16,5 @@ export { sha256 } from './encoding.js';
 export * from './pack/index.js';
 export * from './log/index.js';
 export * from './witness/index.js';
+export * from './verify-approval-set.js';
+export * from './guard/index.js';

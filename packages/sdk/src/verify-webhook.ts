@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { PresenceUsageError } from './usage-error.js';
 import type { WebhookEvent } from '#contract';
 
 /**
@@ -158,7 +159,11 @@ function header(headers: VerifyWebhookOptions['headers'], name: string, required
 function rawBodyBytes(raw: unknown): Buffer {
   if (typeof raw === 'string') return Buffer.from(raw, 'utf8');
   if (raw instanceof Uint8Array) return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  throw new TypeError('rawBody must be the request body as received (string or bytes), not parsed JSON');
+  throw new PresenceUsageError(
+    'rawBody',
+    'the request body exactly as received, as a string or bytes (e.g. express.raw()), not parsed JSON',
+    raw,
+  );
 }
 
 function parseEvent(body: Buffer): WebhookEvent {

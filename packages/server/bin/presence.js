@@ -3,6 +3,9 @@
 // `npm run build` has written dist/; this committed file always exists and loads the built one.
 /* global URL, process */
 import { existsSync } from 'node:fs';
+import { exitUnlessSupported } from './check-node.js';
+
+exitUnlessSupported('presence');
 
 const built = new URL('../dist/cli/main.js', import.meta.url);
 if (existsSync(built)) {

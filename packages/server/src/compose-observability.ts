@@ -22,6 +22,12 @@ export interface Observability {
   rateLimits: HttpRateLimits;
   /** What the store adds when it opens: SQL spans, the pool gauges and the settle batch sizes. */
   storeOptions: Pick<StoreOptions, 'tracer' | 'onPool' | 'onSettleBatch'>;
+  /**
+   * The background jobs as they should run: with tracing on, their polls make no spans unless
+   * PRESENCE_TRACE_JOBS=true (a webhook attempt still continues its request's trace: it starts
+   * from the event's stored traceparent, not from the poll).
+   */
+  traceJobs<J extends { run(): Promise<boolean> }>(jobs: J[]): J[];
   /** Registers the gauges read from the store at scrape time (webhook backlog, receipt-log lag). */
   watchStore(deps: Pick<Deps, 'store' | 'clock'>): void;
   /** Closes the Redis connection and flushes the last spans. */
@@ -52,12 +58,21 @@ export async function composeObservability(config: Config, logger: Logger | fals
       perKey: limiters.create('key', config.rateLimits.perKey),
       perTenant: limiters.create('tenant', config.rateLimits.perTenant),
       failedAuthPerAddress: limiters.create('address', config.rateLimits.failedAuthPerAddress),
+      signInPerAddress: limiters.create('sign-in', config.rateLimits.signInPerAddress),
+      signInTotal: limiters.create('sign-in-total', config.rateLimits.signInTotal),
+      linksPerAddress: limiters.create('links', config.rateLimits.linksPerAddress),
     },
     storeOptions: {
       tracer: tracing?.tracer,
       onPool: (pool) => registerPoolGauges(metrics, pool, config.pgPoolSize),
       onSettleBatch: (members) => metrics.pgSettleBatchMembers.observe(members),
     },
+    traceJobs: (jobs) =>
+      tracing === undefined || config.traceJobs
+        ? jobs
+        : jobs.map((job) =>
+            Object.assign(Object.create(job) as typeof job, { run: () => tracing.untraced(() => job.run()) }),
+          ),
     watchStore: (deps) => {
       registerBacklogGauges(metrics, deps.store.webhooks.backlog);
       registerReceiptLogLagGauge(metrics, () => receiptLogIntegrationLagSeconds(deps));

@@ -13,24 +13,28 @@ import { PublicKeyCache } from './domain/webauthn/public-key-cache.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/types.js';
 import { portal } from './portal/portal.js';
+import { frontPages } from './portal/front-pages.js';
 import { problemPages } from './portal/problem-pages.js';
+import { linkPages } from './portal/links/link-pages.js';
 import { consolePortal } from './portal/console/console-portal.js';
-import { ensureDevTenant, printDevInvite } from './dev-tenant.js';
+import { createDevInvite, ensureDevTenant, type DevelopmentStart } from './dev-tenant.js';
 import type { ConsoleSettings } from './domain/console/console-settings.js';
 import { DEFAULT_CONSOLE_TIMES } from './domain/console/console-settings.js';
 import { consoleSettingsResolver, type ConsoleOptions } from './domain/console/resolve-console-settings.js';
-import { migrateDatabase } from './storage/migrate-database.js';
+import { assertSchemaCurrent, migrateDatabase } from './storage/migrate-database.js';
 import { openStore } from './storage/open-store.js';
 import type { Job } from './worker/run-jobs.js';
 import { createWebhookJob } from './worker/deliver-webhooks.js';
 import { createWebhookTransport } from './worker/webhook-transport.js';
 import { createClosePeriodsJob } from './worker/close-periods-job.js';
 import { createIdempotencyCleanupJob } from './worker/idempotency-cleanup-job.js';
+import { createApprovalExpiryJob, createApprovalRecoveryJob } from './worker/approval-expiry-job.js';
 import { createRetentionJob } from './worker/retention-job.js';
 import { createReceiptLogJob } from './worker/receipt-log-job.js';
 import { DEFAULT_BILLING_SETTINGS, type BillingSettings } from './domain/billing/billing-settings.js';
 import { cryptoRandom } from './crypto-random.js';
 import { createHeapBudget } from './heap-budget.js';
+import { createApprovalWaiters } from './domain/approvals/approval-waiters.js';
 import { composeObservability, type Observability } from './compose-observability.js';
 import type { Metrics } from './observability/create-metrics.js';
 import type { StoreOptions } from './storage/open-database.js';
@@ -50,6 +54,8 @@ export interface Composed {
   consoleSettings(): Promise<ConsoleSettings>;
   /** The process's metrics registry (GET /metrics, PRESENCE_METRICS_LISTEN). */
   metrics: Metrics;
+  /** With the development tenant on: what main.ts prints in its start block. */
+  development: DevelopmentStart | undefined;
   close(): Promise<void>;
 }
 
@@ -80,7 +86,8 @@ export async function composeDeps(
     pgConnectTimeoutMs: config.pgConnectTimeoutMs,
     sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
   };
-  await migrateDatabase(options);
+  if (config.migrateOnStart) await migrateDatabase(options);
+  else await assertSchemaCurrent(options);
   const deps = await depsFromStore(
     await openStore({ ...options, ...storeHooks, transactionGuard: config.transactionGuard }),
     config.masterKey,
@@ -143,6 +150,7 @@ export async function depsFromStore(
     billing,
     logOrigin,
     heapBudget: createHeapBudget(),
+    approvalWaiters: createApprovalWaiters(),
   };
 }
 
@@ -161,11 +169,12 @@ export async function composeWith(
 ): Promise<Composed> {
   const observability = given ?? (await composeObservability(config, logger));
   observability.watchStore(deps);
-  const devTenantId = config.devTenant ? await ensureDevTenant(deps, config, logger) : undefined;
+  const development = config.devTenant ? await ensureDevTenant(deps, config, logger) : undefined;
+  const devTenantId = development?.tenantId;
   let draining = false;
   const consoleSettings = consoleSettingsResolver(deps, consoleOptions(config));
-  if (devTenantId !== undefined && logger !== false) {
-    await printDevInvite(deps, consoleOptions(config), devTenantId);
+  if (development !== undefined && logger !== false) {
+    development.inviteUrl = await createDevInvite(deps, consoleOptions(config), development.tenantId);
   }
   const app = await buildApp(deps, {
     logger: logger === false ? false : logger,
@@ -178,8 +187,11 @@ export async function composeWith(
     previousCursorKey: config.previousMasterKey && deriveKey(config.previousMasterKey, 'cursor'),
     isDraining: () => draining,
     console: consoleOptions(config),
+    publicOrigin: config.publicOrigin,
     plugins: [
       problemPages,
+      frontPages({ demo: devTenantId !== undefined, origin: config.consoleOrigin }),
+      linkPages,
       portal({ demoTenantId: devTenantId }),
       consolePortal({ settings: consoleSettings, csrfKey: deriveKey(config.masterKey, 'console-csrf') }),
     ],
@@ -199,17 +211,19 @@ export async function composeWith(
     metrics: observability.metrics,
     tracer: observability.tracer,
   });
-  const jobs: Job[] = [
+  const jobs: Job[] = observability.traceJobs([
     webhookJob,
     createClosePeriodsJob(deps),
     createIdempotencyCleanupJob(deps),
+    createApprovalExpiryJob(deps),
+    createApprovalRecoveryJob(deps),
     createRetentionJob(deps, config.retention, logger),
     createReceiptLogJob(deps, {
       intervalMs: config.logCheckpointIntervalMs,
       maxCheckpointsPerSecond: config.logMaxCheckpointsPerSecond,
       metrics: observability.metrics,
     }),
-  ];
+  ]);
   return {
     deps,
     app,
@@ -220,6 +234,7 @@ export async function composeWith(
     },
     consoleSettings,
     metrics: observability.metrics,
+    development,
     async close() {
       clearInterval(refresh);
       await app.close();

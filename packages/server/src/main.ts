@@ -1,13 +1,18 @@
 import { loadConfig } from './config/load-config.js';
+import { trustProxyWarning } from './config/read-trust-proxy.js';
 import { compose } from './compose.js';
-import { createLogger } from './logger.js';
+import { chooseLogFormat, createLogger } from './logger.js';
 import { serveMetrics } from './observability/serve-metrics.js';
 import { runJobs } from './worker/run-jobs.js';
+import { renderStartBanner } from './start-banner.js';
 
 /** load config → compose → listen; drain and stop cleanly on SIGTERM/SIGINT. */
 export async function serve(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const format = chooseLogFormat(config.logFormat, config.production, process.stdout.isTTY === true);
+  const logger = createLogger(config.logLevel, undefined, format);
+  const proxyWarning = trustProxyWarning(config.trustProxy);
+  if (proxyWarning !== undefined) logger.warn(proxyWarning);
   const composed = await compose(config, logger);
   await composed.app.listen({ host: config.host, port: config.port });
   const metricsServer = config.metricsListen && (await serveMetrics(config.metricsListen, composed.metrics));
@@ -24,6 +29,16 @@ export async function serve(): Promise<void> {
     },
     'presence is listening',
   );
+  if (composed.development !== undefined) {
+    // Outside the log stream on purpose: it may hold the new tenant's API key, shown once.
+    process.stdout.write(
+      renderStartBanner({
+        origin: config.devOrigin,
+        consoleOrigin: config.consoleOrigin,
+        development: composed.development,
+      }),
+    );
+  }
   let stopping = false;
   /**
    * Shutdown: /readyz turns 503 at once; after `delayMs` (for load balancers to notice) the

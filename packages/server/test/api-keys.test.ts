@@ -1,7 +1,7 @@
 /**
  * API keys through the HTTP API, on both databases: `keys:manage` only grants (and revokes) scopes
- * the calling key holds (so only a full-scope key mints a full-scope key), rotation refuses revoked and
- * expired keys with a 409, and keys carry the checksummed `presence_` format while legacy `prs_`
+ * the calling key holds (so only a full-scope key mints a full-scope key), rotation refuses revoked,
+ * expired and already rotated keys with a 409, and keys carry the checksummed `presence_` format while legacy `prs_`
  * keys keep working.
  */
 import { SCOPES } from '@presence/contract';
@@ -97,8 +97,13 @@ describeEachDialect('API keys', (dialect) => {
       gracePeriodSeconds: 60,
     });
     expect(first.status).toBe(201);
-    // Within the grace period the old key is still live and may be rotated again.
-    expect((await s.request('POST', `/v1/keys/${rotated.json.key.keyId}/rotate`, {})).status).toBe(201);
+    // Within the grace period the old key still works, but a key is rotated once: its successor is.
+    const beforeAgain = await keyCount();
+    const again = await s.request('POST', `/v1/keys/${rotated.json.key.keyId}/rotate`, {});
+    expect(again.status).toBe(409);
+    expect(again.json.detail).toContain('already rotated');
+    expect(await keyCount()).toBe(beforeAgain);
+    expect((await s.request('POST', `/v1/keys/${first.json.key.keyId}/rotate`, {})).status).toBe(201);
     s.clock.advance(61);
     const before = await keyCount();
     const late = await s.request('POST', `/v1/keys/${rotated.json.key.keyId}/rotate`, {});

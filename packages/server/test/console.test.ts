@@ -90,13 +90,9 @@ for (const dialect of DIALECTS) {
 
     it('a member adds a second passkey, signs in with it, and an owner can remove one', async () => {
       const dev = await member('developer');
-      const options = await dev.post('/console/api/passkeys/options', {});
       const second = new SoftAuthenticator('localhost', settings.origin);
-      const credential = second.register({ challenge: options.json.publicKey.challenge });
-      const added = await dev.post('/console/api/passkeys', {
-        registrationId: options.json.registrationId,
-        credential,
-      });
+      const devId = /data-add-passkey="(mem_[0-9A-Z]+)"/.exec((await dev.get('/console/members')).body)![1]!;
+      const added = await dev.addPasskey(second, devId);
       expect(added.status, added.body).toBe(200);
       const elsewhere = new ConsoleClient(service.composed.app, settings, second);
       expect((await elsewhere.signIn()).status).toBe(200);
@@ -183,10 +179,11 @@ for (const dialect of DIALECTS) {
         expect(res.headers['content-type']).toContain('text/html');
         expect(res.body).toContain('data-code="invalid_request"');
       }
-      const hook = await owner.form('/console/webhooks', [
-        ['url', 'http://127.0.0.1:1/x'],
-        ['events', 'receipt.created'],
-      ]);
+      const hook = await owner.post('/console/api/approvals/options', {
+        kind: 'webhook.create',
+        target: 'new',
+        params: { url: 'http://127.0.0.1:1/x', events: ['receipt.created'] },
+      });
       expect(hook.status).toBe(400);
       expect(await keyCount()).toBe(before);
       expect(await service.testStore.rows('webhook_endpoints')).toHaveLength(0);
@@ -295,7 +292,11 @@ for (const dialect of DIALECTS) {
         ['scopes', 'receipts:read'],
       ]);
       expect(create.status).toBe(403);
-      const invited = await auditor.form('/console/members/invites', [['role', 'owner']]);
+      const invited = await auditor.approve({
+        kind: 'member.invite',
+        target: 'new',
+        params: { role: 'owner' },
+      });
       expect(invited.status).toBe(403);
       const { json } = await service.request('POST', '/v1/keys', { name: 'kept', scopes: ['receipts:read'] });
       const revoke = await auditor.approve({ kind: 'api-key.revoke', target: json.key.keyId, params: {} });

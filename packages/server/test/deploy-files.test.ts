@@ -29,12 +29,29 @@ describe('container files', () => {
       expect(env.REDIS_URL).toBe('redis://redis:6379');
       expect(env.PRESENCE_MASTER_KEY).toContain('PRESENCE_MASTER_KEY');
       expect(services[name].depends_on.postgres.condition).toBe('service_healthy');
+      // Behind exactly one proxy, reachable only through it: trust one hop, never every hop.
+      expect(env.PRESENCE_TRUST_PROXY).toBe('1');
+      expect(services[name].ports).toBeUndefined();
     }
     const haproxy = read('deploy/haproxy.cfg');
     expect(services.balancer.volumes[0]).toContain('./deploy/haproxy.cfg');
     expect(haproxy).toMatch(/option httpchk GET \/readyz/);
     expect(haproxy).toMatch(/server presence-1 presence-1:8080 check/);
     expect(haproxy).toMatch(/server presence-2 presence-2:8080 check/);
+  });
+
+  it('haproxy: replaces any X-Forwarded-* the client wrote with what it saw itself', () => {
+    const haproxy = read('deploy/haproxy.cfg');
+    const frontend = haproxy.slice(haproxy.indexOf('frontend presence'), haproxy.indexOf('backend presence'));
+    const lines = frontend.split('\n').map((l) => l.trim());
+    const del = lines.indexOf('http-request del-header X-Forwarded-For');
+    const set = lines.indexOf('http-request set-header X-Forwarded-For %[src]');
+    expect(del).toBeGreaterThan(0);
+    expect(set).toBeGreaterThan(del);
+    expect(lines).toContain('http-request del-header X-Forwarded-Host');
+    expect(lines).toContain('http-request set-header X-Forwarded-Proto %[ssl_fc,iif(https,http)]');
+    // `option forwardfor` would append after a client-written value kept elsewhere: not used here.
+    expect(haproxy).not.toMatch(/option forwardfor/);
   });
 
   it('Dockerfile: multi-stage, production dependencies only, non-root, health from /readyz', () => {

@@ -2,6 +2,7 @@
  * Runs examples/node-payout/payout.mjs as a separate `node` process against a real in-process
  * service over HTTP, as a reader would run it, and checks what it claims against the database.
  */
+import { readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +38,22 @@ describe('examples/node-payout', () => {
       action_hash_hex: summary.actionHashHex,
     });
     expect(receipt?.subject).toBe(summary.subject);
+    // A credential reference is called a reference (cred_…), never an id.
+    expect(summary.credentialRef).toMatch(/^cred_/);
+    expect(summary).not.toHaveProperty('credentialId');
+  });
+
+  it('names in its README every scope the example needs', () => {
+    const readme = readFileSync(new URL('../../../examples/node-payout/README.md', import.meta.url), 'utf8');
+    for (const scope of [
+      'policy:read',
+      'credentials:write',
+      'challenges:write',
+      'presence:verify',
+      'receipts:read',
+    ])
+      expect(readme).toContain(`\`${scope}\``);
+    expect(readme).not.toMatch(/npm install @presence\/sdk/);
   });
 
   it('exits 2 with a hint when the URL or key is missing', async () => {

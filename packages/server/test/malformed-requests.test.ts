@@ -1,7 +1,9 @@
 /**
  * Bad input never reaches a 500 and never changes stored data: a few hundred generated
  * malformed requests against every route of the OpenAPI document, each answered with a 4xx
- * problem+json that names the problem.
+ * problem+json that names the problem. The console, hidden from that document, has its own
+ * fuzz in malformed-console-requests.test.ts; duplicate JSON members on every route are in
+ * duplicate-members.test.ts.
  */
 import fc from 'fast-check';
 import { beforeAll, expect, it } from 'vitest';
@@ -171,6 +173,40 @@ describeEachDialect('malformed requests', (dialect) => {
       }
     }
     expect(sent).toBeGreaterThan(200);
+    expect(await snapshot(s)).toBe(before);
+  });
+
+  it('answers garbage tokens of the hosted pages with an HTML 404 or a 4xx problem, never a 5xx, and changes nothing', async () => {
+    const before = await snapshot(s);
+    const tokens = [
+      ...badIds,
+      'A'.repeat(43),
+      '<script>alert(1)</script>',
+      '%F0%9F%92%A9'.repeat(11),
+      'A'.repeat(42) + '%E2%80%AE',
+      'A'.repeat(100_000),
+      ...fc
+        .sample(fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }), { numRuns: 40, seed: 3 })
+        .map(encodeURIComponent),
+    ];
+    for (const page of ['approve', 'enroll']) {
+      for (const token of tokens) {
+        for (const suffix of ['', '?x=%3Cb%3E', '/']) {
+          const url = `/${page}/${token}${suffix}`;
+          const res = await s.composed.app.inject({ method: 'GET', url });
+          const label = `GET ${url.slice(0, 120)}`;
+          expect(res.statusCode, label).toBeGreaterThanOrEqual(400);
+          expect(res.statusCode, label).toBeLessThan(500);
+          if (String(res.headers['content-type']).startsWith('text/html')) {
+            expect(res.statusCode, label).toBe(404);
+            expect(res.body, label).toContain('link is not valid');
+            expect(res.body, label).not.toContain('<script>alert');
+          } else {
+            expectProblem(res, label);
+          }
+        }
+      }
+    }
     expect(await snapshot(s)).toBe(before);
   });
 

@@ -131,6 +131,22 @@ for (const dialect of DIALECTS) {
       expect(missing).toEqual([]);
     });
 
+    it('has a series from the start for every counter the alert rules and dashboard query', async () => {
+      const text = await createMetrics().registry.metrics();
+      const docs = new URL('../../../docs/', import.meta.url);
+      const queries = `${readFileSync(new URL('prometheus-alerts.yml', docs), 'utf8')}\n${readFileSync(new URL('grafana-dashboard.json', docs), 'utf8')}`;
+      const counters = new Set([...queries.matchAll(/\bpresence_[a-z0-9_]+_total\b/g)].map((m) => m[0]));
+      expect(counters).toContain('presence_rate_limited_total');
+      const lines = text.split('\n');
+      const empty = [...counters].filter(
+        (name) => !lines.some((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`)),
+      );
+      expect(empty).toEqual([]);
+      for (const limit of ['key', 'tenant', 'address'])
+        expect(sample(text, `presence_rate_limited_total{limit="${limit}"}`)).toBe(0);
+      expect(sample(text, 'presence_decisions_total{decision="ORIGIN_NOT_ALLOWED"}')).toBe(0);
+    });
+
     it('documents every metric of its own in docs/metrics.md', async () => {
       const pool = createMetrics();
       registerPoolGauges(pool, { totalCount: 0, idleCount: 0, waitingCount: 0 }, 10);

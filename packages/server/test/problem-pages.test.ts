@@ -52,4 +52,16 @@ describe('problem type pages', () => {
     expect(res.statusCode).toBe(404);
     expect(res.json().code).toBe('not_found');
   });
+
+  it('answers unknown approval and enrollment links with a friendly HTML page, not JSON', async () => {
+    for (const url of ['/approve/' + 'A'.repeat(43), '/enroll/' + 'A'.repeat(43), '/approve/short']) {
+      const res = await get(url, { accept: 'application/json' });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type'], url).toMatch(/^text\/html/);
+      expect(res.headers['content-security-policy'], url).toContain("script-src 'self'");
+      expect(res.headers['cache-control'], url).toBe('no-store');
+      expect(res.body, url).toMatch(/<h1>This (approval|enrollment) link is not valid<\/h1>/);
+      expect(res.body.replace(/\s+/g, ' '), url).toContain('Ask the person who sent it for a new link.');
+    }
+  });
 });

@@ -23,9 +23,27 @@ const OUTSIDE_API_KEYS: { pattern: RegExp; reason: string }[] = [
   { pattern: /^\/(healthz|readyz)$/, reason: 'liveness and readiness probes are public' },
   { pattern: /^\/\.well-known\//, reason: 'published signing keys are public by design' },
   { pattern: /^\/(openapi\.json|docs)(\/|$)/, reason: 'the API description is public' },
+  {
+    pattern: /^\/(assets\/.*)?$/,
+    reason: 'the front page and its assets are public (test/front-pages.test.ts)',
+  },
+  {
+    pattern: /^\/sdk\/presence-sdk\.tgz$/,
+    reason: 'the SDK tarball is public (docs/integration.md#1-install-and-create-a-client)',
+  },
   { pattern: /^\/problems(\/|$)/, reason: 'the pages that describe error codes (problem types) are public' },
   { pattern: /^\/admin\/v1\//, reason: 'operator routes use PRESENCE_ADMIN_TOKEN: checked below' },
+  {
+    pattern: /^\/links\/assets\//,
+    reason:
+      "the hosted pages' stylesheet and scripts are public (test/browser/approval-pages.browser.test.ts)",
+  },
   { pattern: /^\/demo(\/|$)/, reason: 'the demo page is dev-tenant only (portal/demo.test.ts)' },
+  {
+    pattern: /^\/(approve|enroll)\/:token(\/|$)/,
+    reason:
+      'the hosted approval and enrollment pages: the link token is the only credential (test/approval-links-security.test.ts)',
+  },
   {
     pattern: /^\/console(\/|$)/,
     reason: 'the tenant console uses passkey sessions and CSRF tokens, not API keys (test/console.test.ts)',
@@ -93,6 +111,7 @@ async function seedOtherTenant(s: TestService, other: { tenantId: string; apiKey
   });
   const delivery = await as('POST', `/v1/webhooks/endpoints/${endpoint.endpoint.id}/test`, {});
   const keys = await as('GET', '/v1/keys');
+  const approval = await as('POST', '/v1/approvals', { action: { type: 'seed' }, approvers: ['bob'] });
   // A finalized invoice: draft ids name a period, not a tenant, so only a closed period gives one.
   const period = new Date(s.clock.now()).toISOString().slice(0, 7);
   s.clock.advance(40 * 86_400);
@@ -105,6 +124,7 @@ async function seedOtherTenant(s: TestService, other: { tenantId: string; apiKey
     endpointId: endpoint.endpoint.id,
     deliveryId: delivery.delivery.id,
     keyId: keys.data[0].keyId,
+    approvalId: approval.approvalId,
     invoiceId: invoices.data.find((i: { invoiceId: string }) => !i.invoiceId.startsWith('draft_')).invoiceId,
   } as Record<string, string>;
 }

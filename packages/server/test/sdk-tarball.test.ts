@@ -1,13 +1,15 @@
 /**
- * The SDK as people get it: `npm pack` of packages/sdk gives ONE tarball that installs alone in
- * an empty project (no @presence/contract beside it) and works there from ESM, CommonJS
+ * The SDK as people get it: `npm pack` of packages/sdk gives ONE tarball, which the running service
+ * serves at GET /sdk/presence-sdk.tgz; `npm install <origin>/sdk/presence-sdk.tgz` installs it alone
+ * in an empty project (no @presence/contract beside it) and works there from ESM, CommonJS
  * `require` and TypeScript, with every bin it declares. The evidence it checks is real: a receipt
  * and an export pack from the service, and a webhook signed by the service's own signer.
  */
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { execFile, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +20,7 @@ import { startTestService, type TestService } from './support/test-service.js';
 import { CONSUMER_CJS, CONSUMER_ESM, CONSUMER_TS } from './support/sdk-consumer.js';
 
 const SDK_DIR = fileURLToPath(new URL('../../sdk/', import.meta.url));
+const PACK_SDK = fileURLToPath(new URL('../../sdk/scripts/pack-sdk.mjs', import.meta.url));
 const TYPES_DIR = fileURLToPath(new URL('../../../node_modules/@types/', import.meta.url));
 const BASE = Date.now() + 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -25,6 +28,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const cleanEnv = Object.fromEntries(
   Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')),
 );
+
+const execFileAsync = promisify(execFile);
 
 function run(command: string, args: string[], cwd: string): SpawnSyncReturns<string> {
   return spawnSync(command, args, { cwd, env: cleanEnv, encoding: 'utf8', timeout: 240_000 });
@@ -34,7 +39,7 @@ function ok(result: SpawnSyncReturns<string>): string {
   return result.stdout;
 }
 
-describe('the @presence/sdk tarball, installed alone into an empty project', () => {
+describe('the @presence/sdk tarball the service serves, installed alone into an empty project', () => {
   let s: TestService;
   let dir: string;
   let app: string;
@@ -74,23 +79,25 @@ describe('the @presence/sdk tarball, installed alone into an empty project', () 
     const list = JSON.parse(packed.slice(packed.indexOf('['))) as (typeof tarball)[];
     expect(list).toHaveLength(1);
     tarball = list[0]!;
+    // What `npm run build` does: the same tarball into packages/server/dist/sdk/, which the service serves.
+    ok(run(process.execPath, [PACK_SDK], SDK_DIR));
+    const origin = await s.composed.app.listen({ host: '127.0.0.1', port: 0 });
     writeFileSync(
       join(app, 'package.json'),
       JSON.stringify({ name: 'consumer', private: true, type: 'commonjs' }),
     );
-    ok(
-      run(
-        'npm',
-        [
-          'install',
-          join(dir, tarball.filename),
-          '--no-audit',
-          '--no-fund',
-          '--prefer-offline',
-          '--ignore-scripts',
-        ],
-        app,
-      ),
+    // Asynchronously: the service answering npm's download runs in this process.
+    await execFileAsync(
+      'npm',
+      [
+        'install',
+        `${origin}/sdk/presence-sdk.tgz`,
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        '--ignore-scripts',
+      ],
+      { cwd: app, env: cleanEnv, timeout: 240_000 },
     );
   }, 300_000);
 
@@ -107,6 +114,10 @@ describe('the @presence/sdk tarball, installed alone into an empty project', () 
     const manifest = JSON.parse(readFileSync(join(app, 'node_modules/@presence/sdk/package.json'), 'utf8'));
     expect(Object.keys(manifest.dependencies ?? {}).filter((d) => d.startsWith('@presence/'))).toEqual([]);
     expect(existsSync(join(app, 'node_modules/@presence/contract'))).toBe(false);
+    const consumer = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
+    expect(consumer.dependencies['@presence/sdk']).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/sdk\/presence-sdk\.tgz$/,
+    );
   });
 
   it('works from ESM: client, computeActionHash, verifyWebhook, receipt and pack verifiers', () => {

@@ -32,6 +32,8 @@ interface OtlpSpan {
   attributes: { key: string; value: { stringValue?: string; intValue?: number | string } }[];
 }
 
+const attr = (s: OtlpSpan, key: string) => s.attributes.find((a) => a.key === key)?.value.stringValue;
+
 const built = serviceBuilt('tracing test');
 const SERVER = 2;
 const CLIENT = 3;
@@ -44,6 +46,7 @@ describeEachDialect('traces over OTLP/HTTP', (dialect) => {
   let hooks: WebhookReceiver;
   let server: ServerProcess;
   let apiKey = '';
+  const masterKey = randomBytes(32).toString('base64url');
 
   beforeAll(async () => {
     collector = await startWebhookReceiver();
@@ -51,7 +54,7 @@ describeEachDialect('traces over OTLP/HTTP', (dialect) => {
     if (dialect === 'postgres') database = await createTestDatabase('presence_otel');
     const env: Record<string, string> = {
       PRESENCE_DATA_DIR: dataDir,
-      PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
+      PRESENCE_MASTER_KEY: masterKey,
       ...(database && { DATABASE_URL: database.url }),
     };
     apiKey = createTenantWithCli('otel', env).apiKey;
@@ -115,12 +118,27 @@ describeEachDialect('traces over OTLP/HTTP', (dialect) => {
       return body.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans));
     });
     expect(JSON.stringify(collector.received[0]?.body)).toContain('presence-under-test');
-    const attr = (s: OtlpSpan, key: string) => s.attributes.find((a) => a.key === key)?.value.stringValue;
 
     const request = spans.find((s) => s.traceId === traceId && s.parentSpanId === parentId);
     expect(request, 'a span whose parent is the caller').toBeDefined();
     expect(request!.kind).toBe(SERVER);
+    expect(request!.name).toBe('POST /v1/presence/verify');
     expect(attr(request!, 'http.route')).toBe('/v1/presence/verify');
+    // Job polls are not traced (PRESENCE_TRACE_JOBS unset): a trace starts at a request or at a
+    // webhook attempt continuing one. The only other roots: the signing-key reads at start-up and
+    // on refresh, /readyz's `select 1` (probes make no request span), and on SQLite the group
+    // commit's own BEGIN, SAVEPOINT, RELEASE and COMMIT, which belong to no single caller.
+    const roots = spans.filter((s) => s.parentSpanId === undefined || s.parentSpanId === '');
+    const expectedRoot =
+      /^(BEGIN begin immediate|SAVEPOINT savepoint member|RELEASE release member|ROLLBACK .*|COMMIT commit|SELECT select 1|SELECT select \* from "(signing_keys|receipt_log_keys)".*)$/;
+    const stray = roots
+      .filter((s) => s.kind !== SERVER && s.name !== 'webhook attempt')
+      .map((s) => `${s.name} ${attr(s, 'db.query.text') ?? ''}`)
+      .filter((text) => !expectedRoot.test(text));
+    expect(stray).toEqual([]);
+    expect(
+      roots.filter((s) => s.kind === SERVER).every((s) => /^(GET|POST|PUT|PATCH|DELETE) \//.test(s.name)),
+    ).toBe(true);
     const inTrace = spans.filter((s) => s.traceId === traceId);
     const byId = new Map(inTrace.map((s) => [s.spanId, s]));
     const descendsFromRequest = (s: OtlpSpan): boolean => {
@@ -155,5 +173,33 @@ describeEachDialect('traces over OTLP/HTTP', (dialect) => {
     expect(attempt!.traceId).toBe(traceId);
     expect(byId.has(attempt!.parentSpanId!)).toBe(true);
     expect(descendsFromRequest(attempt!)).toBe(true);
+  }, 60_000);
+
+  it('traces the job polls too with PRESENCE_TRACE_JOBS=true', async () => {
+    const jobs = await startWebhookReceiver();
+    const traced = await startServerProcess({
+      PRESENCE_DATA_DIR: dataDir,
+      PRESENCE_MASTER_KEY: masterKey,
+      ...(database && { DATABASE_URL: database.url }),
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${jobs.port}`,
+      PRESENCE_TRACE_JOBS: 'true',
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await traced.stop()).toBe(0);
+    const spans: OtlpSpan[] = jobs.received.flatMap((r) =>
+      (
+        JSON.parse(r.body) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] }
+      ).resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans)),
+    );
+    await jobs.close();
+    const standalone = spans.filter((s) => (s.parentSpanId ?? '') === '' && s.kind === CLIENT);
+    console.info(`standalone with jobs traced: ${standalone.length}`);
+    // The polls of the outbox, deliveries, receipt log and retention jobs, each its own trace.
+    const polls = standalone.filter(
+      (s) =>
+        !/^(BEGIN|SAVEPOINT|RELEASE|COMMIT|ROLLBACK)$/.test(s.name) &&
+        !/signing_keys|receipt_log_keys|^select 1$/.test(attr(s, 'db.query.text') ?? ''),
+    );
+    expect(polls.length).toBeGreaterThan(5);
   }, 60_000);
 });

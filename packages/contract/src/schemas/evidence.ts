@@ -98,6 +98,12 @@ export const PACK_DATA_FILES = [
  * data files. Packs made before the log existed have none and still verify.
  */
 export const PACK_LOG_FILES = ['log/checkpoint.txt', 'log/inclusion.ndjson', 'log/consistency.json'] as const;
+/**
+ * The approval sets of a pack (docs/approvals.md): present, and named in the manifest after the
+ * other files, only when an approval set was decided in the pack's range; packs without approvals
+ * are exactly as before.
+ */
+export const PACK_APPROVALS_FILE = 'approvals.ndjson';
 
 /** One line of log/inclusion.ndjson, in the order of receipts.ndjson (RFC 8785, then '\n'). */
 export const PackInclusionLine = Type.Object({
@@ -151,6 +157,9 @@ export const ExportManifest = Type.Object(
       credentials: Type.Integer({ minimum: 0 }),
       policies: Type.Integer({ minimum: 0 }),
       serviceKeys: Type.Integer({ minimum: 0 }),
+      approvalSets: Type.Optional(
+        Type.Integer({ minimum: 1, description: 'only when approvals.ndjson is in the pack' }),
+      ),
     }),
     receipts: Type.Object({
       firstSeq: Type.Union([Type.Integer(), Type.Null()]),

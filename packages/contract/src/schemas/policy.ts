@@ -18,8 +18,21 @@ export const PolicyBody = Type.Object(
     allowedOrigins: Type.Array(Origin, { minItems: 1, maxItems: 32, uniqueItems: true }),
     allowCrossOrigin: Type.Optional(Type.Boolean({ default: false })),
     allowedTopOrigins: Type.Optional(Type.Array(Origin, { maxItems: 32, uniqueItems: true })),
+    relatedOrigins: Type.Optional(
+      Type.Array(Origin, {
+        maxItems: 32,
+        uniqueItems: true,
+        description:
+          'Allowed origins outside the rpId (WebAuthn related origin requests): each is also in allowedOrigins and listed in the {"origins": [...]} file the tenant publishes at https://<rpId>/.well-known/webauthn',
+      }),
+    ),
     challengeTtlSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 600, default: 120 })),
     registrationTtlSeconds: Type.Optional(Type.Integer({ minimum: 30, maximum: 900, default: 300 })),
+    /**
+     * Not a setting (always required); accepted so that the `rules` GET /v1/policy returns can be
+     * sent back unchanged.
+     */
+    userVerification: Type.Optional(Type.Literal('required')),
     allowedAlgorithms: Type.Optional(
       Type.Array(Type.Union(SUPPORTED_ALGORITHMS.map((a) => Type.Literal(a))), {
         minItems: 1,
@@ -50,6 +63,13 @@ export const PolicyBody = Type.Object(
         default: 'reject-regression',
       }),
     ),
+    uniqueActions: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'true: a challenge or approval for an action hash that already has a PRESENCE_VERIFIED receipt or an approved approval answers 409 action_already_approved',
+      }),
+    ),
   },
   { $id: 'PolicyBody', additionalProperties: false },
 );
@@ -63,6 +83,8 @@ export const PolicyRules = Type.Object(
     allowedOrigins: Type.Array(Type.String()),
     allowCrossOrigin: Type.Boolean(),
     allowedTopOrigins: Type.Array(Type.String()),
+    /** Present only when the policy names related origins (versions written before it never do). */
+    relatedOrigins: Type.Optional(Type.Array(Type.String())),
     challengeTtlSeconds: Type.Integer(),
     registrationTtlSeconds: Type.Integer(),
     userVerification: Type.Literal('required'),
@@ -73,6 +95,8 @@ export const PolicyRules = Type.Object(
       aaguidAllowlist: Type.Array(Type.String()),
     }),
     counter: Type.String(),
+    /** Absent in versions written before the rule existed, and whenever it is off. */
+    uniqueActions: Type.Optional(Type.Boolean()),
   },
   { $id: 'PolicyRules' },
 );

@@ -48,6 +48,8 @@ export const VerifyResult = Type.Object(
     receiptId: Type.Optional(ReceiptId),
     receiptHashHex: Type.Optional(HashHex),
     reason: Type.Optional(Type.String()),
+    /** For a denial: what to do about it (DENIAL_REMEDIES). */
+    remedy: Type.Optional(Type.String()),
   },
   { $id: 'VerifyResult' },
 );

@@ -8,6 +8,7 @@ export const CreateTenantBody = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 100 }),
     rpId: PolicyBody.properties.rpId,
     allowedOrigins: PolicyBody.properties.allowedOrigins,
+    relatedOrigins: PolicyBody.properties.relatedOrigins,
     apiKey: Type.Optional(
       Type.Boolean({ default: false, description: 'also create a full-scope API key (shown once)' }),
     ),

@@ -9,6 +9,7 @@ import { DENIALS } from '../decisions.js';
 import { Invoice } from './billing.js';
 import { HashHex, IsoTime, Subject, prefixedId } from './common.js';
 import { Credential } from './credentials.js';
+import { Approval } from './approvals.js';
 
 export const ReceiptCreatedData = Type.Object(
   {
@@ -63,6 +64,10 @@ export const WEBHOOK_EVENTS = {
   'credential.revoked': CredentialEventData,
   'invoice.finalized': Invoice,
   'usage.quota_threshold': QuotaThresholdData,
+  'approval.approved': Approval,
+  'approval.rejected': Approval,
+  'approval.expired': Approval,
+  'approval.cancelled': Approval,
 } as const satisfies Record<string, TSchema>;
 
 /** Sent only by `POST /v1/webhooks/endpoints/{endpointId}/test`; cannot be subscribed to. */
@@ -91,6 +96,10 @@ export type CredentialRegisteredEvent = WebhookEventOf<'credential.registered'>;
 export type CredentialRevokedEvent = WebhookEventOf<'credential.revoked'>;
 export type InvoiceFinalizedEvent = WebhookEventOf<'invoice.finalized'>;
 export type UsageQuotaThresholdEvent = WebhookEventOf<'usage.quota_threshold'>;
+export type ApprovalApprovedEvent = WebhookEventOf<'approval.approved'>;
+export type ApprovalRejectedEvent = WebhookEventOf<'approval.rejected'>;
+export type ApprovalExpiredEvent = WebhookEventOf<'approval.expired'>;
+export type ApprovalCancelledEvent = WebhookEventOf<'approval.cancelled'>;
 export type WebhookTestEvent = WebhookEventOf<typeof WEBHOOK_TEST_EVENT>;
 
 /** Any event a Presence endpoint can receive, discriminated by `type`. */

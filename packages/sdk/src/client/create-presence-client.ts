@@ -10,6 +10,7 @@ import {
   buildReceiptResources,
 } from './build-presence-resources.js';
 import { buildWebhookResources } from './build-webhook-resources.js';
+import { buildApprovalResources, buildEnrollmentLinkResources } from './build-approval-resources.js';
 import { HttpTransport, type TransportOptions } from './http-transport.js';
 
 export type PresenceClientOptions = TransportOptions;
@@ -35,6 +36,8 @@ export function createPresenceClient(options: PresenceClientOptions) {
     billing: buildBillingResources(transport),
     webhooks: buildWebhookResources(transport),
     wellKnown: buildWellKnownResources(transport),
+    approvals: buildApprovalResources(transport),
+    enrollmentLinks: buildEnrollmentLinkResources(transport),
   };
 }
 

@@ -1,3 +1,4 @@
+import { PresenceUsageError } from '../usage-error.js';
 import { errorFromProblem, PresenceApiError, PresenceNetworkError } from './errors.js';
 
 export interface TransportOptions {
@@ -64,7 +65,20 @@ export class HttpTransport {
 
   constructor(private readonly options: TransportOptions) {
     this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    const { baseUrl, apiKey } = (options ?? {}) as Partial<TransportOptions>;
+    if (typeof baseUrl !== 'string' || !/^https?:\/\/[^/]/.test(baseUrl))
+      throw new PresenceUsageError(
+        'createPresenceClient options.baseUrl',
+        "the service's origin as a string, e.g. 'http://localhost:8080'",
+        baseUrl,
+      );
+    if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey === ''))
+      throw new PresenceUsageError(
+        'createPresenceClient options.apiKey',
+        'an API key string (presence_…)',
+        apiKey,
+      );
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.retries = Math.max(0, options.retries ?? 3);
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.baseDelay = options.retryBaseDelayMs ?? 250;

@@ -25,6 +25,12 @@ export type {
   InvoiceFinalizedEvent,
   UsageQuotaThresholdEvent,
   WebhookTestEvent,
+  ApprovalApprovedEvent,
+  ApprovalRejectedEvent,
+  ApprovalExpiredEvent,
+  ApprovalCancelledEvent,
+  ApprovalStatus,
+  ApprovalSetV1,
 } from '#contract';
 
 export interface ApiKey extends Static<typeof C.ApiKey> {}
@@ -75,6 +81,13 @@ export interface RecoverWebhookBody extends Static<typeof C.RecoverWebhookBody> 
 export interface RecoverWebhookResult extends Static<typeof C.RecoverWebhookResult> {}
 export interface PolicyRules extends Static<typeof C.PolicyRules> {}
 export interface InvoiceLine extends Static<typeof C.InvoiceLine> {}
+export interface CreateApprovalBody extends Static<typeof C.CreateApprovalBody> {}
+export interface Approval extends Static<typeof C.Approval> {}
+export interface ApprovalCreated extends Static<typeof C.ApprovalCreated> {}
+export interface SignedApprovalSet extends Static<typeof C.SignedApprovalSet> {}
+export interface EnrollmentLinkBody extends Static<typeof C.EnrollmentLinkBody> {}
+export interface EnrollmentLink extends Static<typeof C.EnrollmentLink> {}
+export interface ListApprovalsQuery extends Static<typeof C.ListApprovalsQuery> {}
 
 export interface WebhookEndpointEnvelope {
   endpoint: WebhookEndpoint;

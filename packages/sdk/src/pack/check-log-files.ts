@@ -17,6 +17,18 @@ export interface LogTrust {
   /** Witnesses the auditor trusts, and how many of them must have cosigned the pack's checkpoint. */
   witnesses?: readonly VerifierKey[] | undefined;
   minWitnesses?: number | undefined;
+  /**
+   * Fetches the consistency proof between two tree sizes from the service (presence-verify
+   * --url), for a pack exported without `logSince`. Only hashes come from it: the proof is checked
+   * against the saved and the pack's signed checkpoints, so the service is not trusted.
+   */
+  fetchConsistency?: ((from: number, to: number) => Promise<ConsistencyProof>) | undefined;
+}
+
+export interface ConsistencyProof {
+  from: number;
+  to: number;
+  hashes: string[];
 }
 
 /** One receipt of receipts.ndjson as the log sees it: seq, id, and the hash recomputed from it. */
@@ -42,7 +54,7 @@ export async function checkLogFiles(
   const cp = checkCheckpoint(list, files.checkpoint.toString('utf8'), manifest, trust);
   const inclusion = await checkInclusionLines(list, files.inclusion, receipts, cp);
   checkCoverage(list, manifest, receipts);
-  checkConsistency(list, files.consistency, cp, trust);
+  await checkConsistency(list, files.consistency, cp, trust);
   return { inclusion };
 }
 
@@ -139,13 +151,13 @@ function checkCoverage(list: CheckList, manifest: ExportManifest, receipts: read
   );
 }
 
-function checkConsistency(
+async function checkConsistency(
   list: CheckList,
   bytes: Buffer,
   cp: OpenedCheckpoint | undefined,
   trust: LogTrust,
-): void {
-  let proof: { from: number; to: number; hashes: string[] };
+): Promise<void> {
+  let proof: ConsistencyProof;
   try {
     proof = JSON.parse(bytes.toString('utf8')) as typeof proof;
     if (!cp || proof.to !== cp.treeSize)
@@ -169,10 +181,25 @@ function checkConsistency(
       throw new Error(
         `the pack's checkpoint (${cp.treeSize} leaves) is older than the saved one (${saved.treeSize}): history shrank`,
       );
-    if (proof.from !== saved.treeSize)
-      throw new Error(
-        `the pack proves consistency from ${proof.from}, not from the saved ${saved.treeSize}; export with logSince=${saved.treeSize}`,
-      );
+    if (proof.from !== saved.treeSize && saved.treeSize < cp.treeSize) {
+      if (trust.fetchConsistency === undefined) {
+        list.fail(
+          'log.consistency',
+          `UNPROVEN, not inconsistent: the pack proves ${proof.from} → ${proof.to}, not from your saved checkpoint (${saved.treeSize}). ` +
+            `Export the pack with logSince=${saved.treeSize}, or pass --url <service origin> (API key in PRESENCE_API_KEY) to fetch the proof ${saved.treeSize} → ${cp.treeSize}`,
+        );
+        return;
+      }
+      try {
+        proof = await trust.fetchConsistency(saved.treeSize, cp.treeSize);
+      } catch (error) {
+        list.fail(
+          'log.consistency',
+          `UNPROVEN: the consistency proof could not be fetched: ${(error as Error).message}`,
+        );
+        return;
+      }
+    }
     const hashes = proof.hashes.map((h) => Buffer.from(h, 'base64'));
     verifyConsistency(saved.treeSize, cp.treeSize, hashes, saved.rootHash, cp.rootHash);
     list.pass(

@@ -4,13 +4,15 @@ import type { ServiceKey } from '#contract';
 import { formatPackReport } from './format-pack-report.js';
 import { verifyPack } from './verify-pack.js';
 
-export const VERIFY_PACK_USAGE = `Usage: presence-verify <pack.zip> [--key pub.pem]... [--keys keys.json] [--since checkpoint.txt]
+export const VERIFY_PACK_USAGE = `Usage: presence-verify <pack.zip> [--key pub.pem]... [--keys keys.json] [--since checkpoint.txt [--url URL]]
   --key            an Ed25519 public key (PEM) you pinned; repeatable (one per key, old ones too)
   --keys           a saved copy of https://<service>/.well-known/presence/keys.json
                    (its "use": "log" entries are the receipt-log keys)
   --log-key        a receipt-log public key (PEM) you pinned; repeatable
   --since          a checkpoint you saved earlier: the pack's checkpoint must extend it
-                   (export the pack with logSince=<its tree size>)
+                   (export the pack with logSince=<its tree size>, or give --url)
+  --url            the service origin: fetch the consistency proof from --since when the pack
+                   lacks it (API key with receipts:read in PRESENCE_API_KEY); checked, not trusted
   --witness        a witness verifier key (name+id+base64) you trust; repeatable
   --min-witnesses  how many trusted witnesses must have cosigned the pack's checkpoint
 At least one of --key and --keys is required: the keys inside the pack are never trusted on their own.
@@ -29,6 +31,7 @@ export async function runVerifyPackCli(args: string[], out: (text: string) => vo
         keys: { type: 'string' },
         'log-key': { type: 'string', multiple: true },
         since: { type: 'string' },
+        url: { type: 'string' },
         witness: { type: 'string', multiple: true },
         'min-witnesses': { type: 'string' },
         help: { type: 'boolean' },
@@ -60,7 +63,20 @@ export async function runVerifyPackCli(args: string[], out: (text: string) => vo
     since: values.since === undefined ? undefined : readFileSync(values.since, 'utf8'),
     witnessKeys: values.witness ?? [],
     minWitnesses,
+    fetchConsistency: values.url === undefined ? undefined : consistencyFetcher(values.url),
   });
   out(formatPackReport(report, file));
   return report.valid ? 0 : 1;
+}
+
+/** GET /v1/presence/log/proof/consistency from the service, with PRESENCE_API_KEY. */
+function consistencyFetcher(origin: string) {
+  return async (from: number, to: number) => {
+    const url = `${origin.replace(/\/+$/, '')}/v1/presence/log/proof/consistency?from=${from}&to=${to}`;
+    const key = process.env['PRESENCE_API_KEY'];
+    const response = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+    if (!response.ok)
+      throw new Error(`${url} answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+    return (await response.json()) as { from: number; to: number; hashes: string[] };
+  };
 }

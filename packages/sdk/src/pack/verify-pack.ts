@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import {
+  PACK_APPROVALS_FILE,
   PACK_DATA_FILES,
   PACK_LOG_FILES,
   PACK_MANIFEST_FILE,
   PACK_SIGNATURE_FILE,
   type ExportManifest,
 } from '#contract';
+import { checkApprovalLines, hasApprovals, reportApprovals } from './check-approval-lines.js';
 import { checkManifest } from './check-manifest.js';
 import { checkReceiptLines, type LineSummary } from './check-receipt-lines.js';
 import { CheckList, Tally, type PackReport } from './pack-checks.js';
@@ -32,6 +34,7 @@ function hasLog(manifest: ExportManifest | null): boolean {
  */
 export async function verifyPack(source: string | Uint8Array, roots: TrustRoots = {}): Promise<PackReport> {
   registerDateTimeFormat();
+  trustedKeys(roots); // A wrong argument is the caller's error (PresenceUsageError), not a failed check.
   const list = new CheckList();
   let zip: ZipView;
   try {
@@ -45,7 +48,8 @@ export async function verifyPack(source: string | Uint8Array, roots: TrustRoots 
   try {
     list.pass('zip', `${zip.names.length} entries`);
     manifest = await checkManifest(list, zip, trustedKeys(roots));
-    checkFileSet(list, zip.names, hasLog(manifest) ? [...BASE_FILES, ...PACK_LOG_FILES] : BASE_FILES);
+    const approvals = hasApprovals(manifest) ? [PACK_APPROVALS_FILE] : [];
+    checkFileSet(list, zip.names, [...BASE_FILES, ...approvals, ...(hasLog(manifest) ? PACK_LOG_FILES : [])]);
     receipts = await checkContents(list, zip, manifest, trustedKeys(roots), roots);
   } catch (error) {
     list.fail('pack', `verification stopped: ${(error as Error).message}`);
@@ -116,6 +120,15 @@ async function checkContents(
     checkFile(list, manifest, name, actual);
   }
   if (summary) reportReceipts(list, tally, manifest, summary);
+  if (hasApprovals(manifest) && zip.names.includes(PACK_APPROVALS_FILE)) {
+    const approvals = await checkApprovalLines(await zip.stream(PACK_APPROVALS_FILE), {
+      manifest,
+      keys,
+      tally,
+    });
+    checkFile(list, manifest, PACK_APPROVALS_FILE, approvals);
+    reportApprovals(list, tally, approvals.count);
+  }
   await checkLog(list, zip, manifest, logged, roots);
   return summary?.count ?? 0;
 }
@@ -146,6 +159,7 @@ async function checkLog(
     {
       logKeys: trustedLogKeys(roots),
       since: roots.since,
+      fetchConsistency: roots.fetchConsistency,
       witnesses: (roots.witnessKeys ?? []).map((k) => parseVerifierKey(k)),
       minWitnesses: roots.minWitnesses,
     },

@@ -39,7 +39,7 @@ export const adminCommands: Record<string, Command> = {
       withDeps(async (deps) => (process.stdout.write(`migrations applied (${deps.store.dialect})\n`), 0)),
   },
   'tenant create': {
-    summary: '--name N --rp-id ID --origin URL [--origin URL…] [--json]',
+    summary: '--name N --rp-id ID --origin URL [--origin URL…] [--related-origin URL…] [--json]',
     run: async (args) => {
       const { values } = parseArgs({
         args,
@@ -47,10 +47,16 @@ export const adminCommands: Record<string, Command> = {
           name: { type: 'string' },
           'rp-id': { type: 'string' },
           origin: { type: 'string', multiple: true },
+          'related-origin': { type: 'string', multiple: true },
           json: { type: 'boolean' },
         },
       });
-      const body = { rpId: values['rp-id'], allowedOrigins: values.origin ?? [] };
+      const related = values['related-origin'];
+      const body = {
+        rpId: values['rp-id'],
+        allowedOrigins: values.origin ?? [],
+        ...(related ? { relatedOrigins: related } : {}),
+      };
       if (!values.name || !Value.Check(PolicyBody, body)) {
         const problems = [...Value.Errors(PolicyBody, body)].map((e) => `${e.path} ${e.message}`).join('; ');
         throw new Error(
@@ -58,7 +64,12 @@ export const adminCommands: Record<string, Command> = {
         );
       }
       const created = await withDeps((deps) =>
-        createTenant(deps, { name: values.name!, rpId: body.rpId, origins: body.allowedOrigins }),
+        createTenant(deps, {
+          name: values.name!,
+          rpId: body.rpId,
+          origins: body.allowedOrigins,
+          relatedOrigins: body.relatedOrigins,
+        }),
       );
       print({ tenantId: created.tenant.id, apiKey: created.apiKey }, values.json);
       return 0;

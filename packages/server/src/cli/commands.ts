@@ -1,4 +1,5 @@
 import { adminCommands } from './admin-commands.js';
+import { approvalCommands } from './approval-commands.js';
 import { billingCommands } from './billing-commands.js';
 import { consoleCommands } from './console-commands.js';
 import { evidenceCommands } from './evidence-commands.js';
@@ -16,6 +17,7 @@ export const commands: Record<string, Command> = {
   ...adminCommands,
   ...toolCommands,
   ...remoteCommands,
+  ...approvalCommands,
   ...billingCommands,
   ...evidenceCommands,
   ...operationsCommands,

@@ -84,8 +84,14 @@ export function formatSummary(s: ExportSummary, baseUrl: string): string {
   ].join('\n');
 }
 
-/** Runs a remote command against the real process: Ctrl-C aborts the transfer and removes the partial file. */
-async function withProcessIo(run: (io: RemoteIo) => Promise<number>): Promise<number> {
+/**
+ * Runs a remote command against the real process: Ctrl-C aborts its calls (an export removes its
+ * partial file) and prints `interrupted`, exit code 130.
+ */
+export async function withProcessIo(
+  run: (io: RemoteIo) => Promise<number>,
+  interrupted = 'interrupted; no file written',
+): Promise<number> {
   const controller = new AbortController();
   const interrupt = () => controller.abort(new Error('interrupted'));
   process.once('SIGINT', interrupt);
@@ -98,7 +104,7 @@ async function withProcessIo(run: (io: RemoteIo) => Promise<number>): Promise<nu
     });
   } catch (error) {
     if (controller.signal.aborted) {
-      process.stderr.write('\npresence: interrupted; no file written\n');
+      process.stderr.write(`\npresence: ${interrupted}\n`);
       return 130;
     }
     throw error;

@@ -6,7 +6,10 @@ import { Value } from '@sinclair/typebox/value';
 import type { BillingSettings } from '../domain/billing/billing-settings.js';
 import { loadBillingSettings } from './load-billing-config.js';
 import { parseAllowNets } from '../domain/webhooks/address-policy.js';
+import { readTrustProxy, type TrustProxy } from './read-trust-proxy.js';
 import type { RetentionSettings } from '../domain/retention/retention-settings.js';
+import { developmentOrigin } from './development-origin.js';
+import { readSecretFiles } from './secret-files.js';
 
 /** The environment the service reads: one schema, parsed once, here and nowhere else. */
 export const Env = Type.Object({
@@ -17,17 +20,24 @@ export const Env = Type.Object({
   PRESENCE_DATA_DIR: Type.String({ default: './data' }),
   PRESENCE_MASTER_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' })),
   PRESENCE_DEV_TENANT: Type.Optional(Type.Boolean()),
+  PRESENCE_MIGRATE_ON_START: Type.Boolean({ default: true }),
   PRESENCE_STORE_GUARD: Type.Optional(Type.Boolean()),
-  PRESENCE_DEV_ORIGIN: Type.String({ default: 'http://localhost:8080' }),
+  PRESENCE_DEV_ORIGIN: Type.Optional(Type.String()),
   PRESENCE_CONSOLE_ORIGIN: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+$' })),
+  /** Origin of the hosted approval and enrollment pages (and the console); default the console origin. */
+  PRESENCE_PUBLIC_ORIGIN: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+$' })),
   PRESENCE_CONSOLE_IDLE_MINUTES: Type.Integer({ minimum: 1, maximum: 24 * 60, default: 30 }),
   PRESENCE_CONSOLE_SESSION_HOURS: Type.Integer({ minimum: 1, maximum: 24 * 30, default: 12 }),
   PRESENCE_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 16 * 1024 * 1024, default: 1024 * 1024 }),
   PRESENCE_PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
-  PRESENCE_TRUST_PROXY: Type.Boolean({ default: false }),
+  PRESENCE_TRUST_PROXY: Type.Optional(Type.String()),
   PRESENCE_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 6000 }),
   PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: Type.Integer({ minimum: 0, default: 20_000 }),
   PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: Type.Integer({ minimum: 0, default: 120 }),
+  PRESENCE_RATE_LIMIT_SIGN_IN_PER_MINUTE: Type.Integer({ minimum: 0, default: 30 }),
+  PRESENCE_RATE_LIMIT_SIGN_IN_TOTAL_PER_MINUTE: Type.Integer({ minimum: 0, default: 600 }),
+  /** Requests per minute per address to the keyless approval and enrollment link routes. */
+  PRESENCE_RATE_LIMIT_LINKS_PER_MINUTE: Type.Integer({ minimum: 0, default: 120 }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   PRESENCE_REDIS_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:_-]{1,64}$', default: 'presence' }),
   PRESENCE_METRICS_TOKEN: Type.Optional(
@@ -38,6 +48,7 @@ export const Env = Type.Object({
   ),
   OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
   OTEL_SERVICE_NAME: Type.String({ minLength: 1, default: 'presence' }),
+  PRESENCE_TRACE_JOBS: Type.Boolean({ default: false }),
   PRESENCE_BILLING_DEFAULT_PLAN_FILE: Type.Optional(Type.String()),
   PRESENCE_BILLING_CLOSE_GRACE_HOURS: Type.Integer({ minimum: 0, maximum: 24 * 28, default: 48 }),
   PRESENCE_ADMIN_TOKEN: Type.Optional(
@@ -66,6 +77,10 @@ export const Env = Type.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
   ),
+  PRESENCE_LOG_FORMAT: Type.Union(
+    ['auto', 'json', 'pretty'].map((f) => Type.Literal(f)),
+    { default: 'auto' },
+  ),
 });
 
 export interface Config {
@@ -80,16 +95,33 @@ export interface Config {
   /** Where the master key came from, for the start-up log line. */
   masterKeySource: 'environment' | 'development key file';
   devTenant: boolean;
+  /** Apply pending migrations at start (default); false: refuse to start on a schema that is behind. */
+  migrateOnStart: boolean;
   devOrigin: string;
   /** Public origin of the tenant console (invite links, passkey origin); defaults to devOrigin. */
   consoleOrigin: string;
+  /** Origin of approval and enrollment links: PRESENCE_PUBLIC_ORIGIN, else the console origin. */
+  publicOrigin: string;
   consoleIdleMs: number;
   consoleSessionMs: number;
   bodyLimitBytes: number;
   pgPoolSize: number;
-  trustProxy: boolean;
-  /** Requests per minute: per API key, per tenant (all its keys), per client address failing auth (401/403). 0 = off. */
-  rateLimits: { perKey: number; perTenant: number; failedAuthPerAddress: number };
+  /** Which proxies may name the client in X-Forwarded-For (config/read-trust-proxy.ts). */
+  trustProxy: TrustProxy;
+  /**
+   * Requests per minute: per API key, per tenant (all its keys), per client address failing auth
+   * (401/403), per client address and for all addresses together starting or finishing an
+   * anonymous console sign-in. 0 = off.
+   */
+  rateLimits: {
+    perKey: number;
+    perTenant: number;
+    failedAuthPerAddress: number;
+    signInPerAddress: number;
+    signInTotal: number;
+    /** Keyless approval and enrollment link routes (`/approve/…`, `/enroll/…`), per client address. */
+    linksPerAddress: number;
+  };
   /** Set → limits are shared by every instance through Redis; unset → held in process. */
   redisUrl: string | undefined;
   /** Prefix of every Redis key this service writes. */
@@ -101,6 +133,8 @@ export interface Config {
   /** Set → OpenTelemetry traces exported over OTLP/HTTP to this base URL. */
   otlpEndpoint: string | undefined;
   serviceName: string;
+  /** Trace the background jobs' polls too (off: only requests and what they cause are traced). */
+  traceJobs: boolean;
   /** Default plan, scheduled-close grace window, operator token hash. */
   billing: BillingSettings;
   /** CIDRs webhooks may reach although private or reserved (development and tests). */
@@ -130,6 +164,8 @@ export interface Config {
    */
   exportHeapGrowthBytes: number;
   logLevel: Static<typeof Env>['LOG_LEVEL'];
+  /** `auto`: readable lines on a terminal outside production, JSON otherwise (logger.ts). */
+  logFormat: Static<typeof Env>['PRESENCE_LOG_FORMAT'];
   /** Using the store inside its own transaction is an error (storage/transaction.ts); default: outside production. */
   transactionGuard: boolean;
 }
@@ -137,7 +173,8 @@ export interface Config {
 export class ConfigError extends Error {}
 
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
-  const raw = Object.fromEntries(Object.entries(source).filter(([k]) => k in Env.properties));
+  const withFiles = readSecretFiles(source, (message) => new ConfigError(message));
+  const raw = Object.fromEntries(Object.entries(withFiles).filter(([k]) => k in Env.properties));
   const converted = Value.Convert(Env, Value.Default(Env, raw));
   const errors = [...Value.Errors(Env, converted)];
   if (errors.length > 0) {
@@ -150,6 +187,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const dataDir = resolve(env.PRESENCE_DATA_DIR);
   const master = readMasterKey(env.PRESENCE_MASTER_KEY, production, dataDir);
   const devTenant = env.PRESENCE_DEV_TENANT ?? !production;
+  const devOrigin = env.PRESENCE_DEV_ORIGIN ?? developmentOrigin(env.HOST, env.PORT);
   return {
     production,
     host: env.HOST,
@@ -160,17 +198,22 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     masterKey: master.key,
     masterKeySource: master.source,
     devTenant,
-    devOrigin: env.PRESENCE_DEV_ORIGIN,
-    consoleOrigin: env.PRESENCE_CONSOLE_ORIGIN ?? env.PRESENCE_DEV_ORIGIN,
+    migrateOnStart: env.PRESENCE_MIGRATE_ON_START,
+    devOrigin,
+    consoleOrigin: env.PRESENCE_CONSOLE_ORIGIN ?? devOrigin,
+    publicOrigin: env.PRESENCE_PUBLIC_ORIGIN ?? env.PRESENCE_CONSOLE_ORIGIN ?? devOrigin,
     consoleIdleMs: env.PRESENCE_CONSOLE_IDLE_MINUTES * 60_000,
     consoleSessionMs: env.PRESENCE_CONSOLE_SESSION_HOURS * 3600_000,
     bodyLimitBytes: env.PRESENCE_BODY_LIMIT_BYTES,
     pgPoolSize: env.PRESENCE_PG_POOL_SIZE,
-    trustProxy: env.PRESENCE_TRUST_PROXY,
+    trustProxy: readSetting('PRESENCE_TRUST_PROXY', () => readTrustProxy(env.PRESENCE_TRUST_PROXY)),
     rateLimits: {
       perKey: env.PRESENCE_RATE_LIMIT_PER_MINUTE,
       perTenant: env.PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE,
       failedAuthPerAddress: env.PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
+      signInPerAddress: env.PRESENCE_RATE_LIMIT_SIGN_IN_PER_MINUTE,
+      signInTotal: env.PRESENCE_RATE_LIMIT_SIGN_IN_TOTAL_PER_MINUTE,
+      linksPerAddress: env.PRESENCE_RATE_LIMIT_LINKS_PER_MINUTE,
     },
     redisUrl: env.REDIS_URL,
     redisPrefix: env.PRESENCE_REDIS_PREFIX,
@@ -178,6 +221,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     metricsListen: readListen(env.PRESENCE_METRICS_LISTEN),
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
     serviceName: env.OTEL_SERVICE_NAME,
+    traceJobs: env.PRESENCE_TRACE_JOBS,
     billing: loadBillingSettings(env, (message) => new ConfigError(message)),
     webhookAllowNets: readAllowNets(
       env.PRESENCE_WEBHOOK_ALLOW_NETS ?? (devTenant && !production ? DEV_ALLOW_NETS : ''),
@@ -200,6 +244,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     signingKeyRefreshMs: env.PRESENCE_SIGNING_KEY_REFRESH_MS,
     exportHeapGrowthBytes: env.PRESENCE_EXPORT_HEAP_GROWTH_MB * 1024 * 1024,
     logLevel: env.LOG_LEVEL,
+    logFormat: env.PRESENCE_LOG_FORMAT,
     transactionGuard: env.PRESENCE_STORE_GUARD ?? !production,
   };
 }
@@ -218,6 +263,15 @@ function readListen(value: string | undefined): Config['metricsListen'] {
   const port = Number(value.slice(colon + 1));
   if (port > 65535) throw new ConfigError(`PRESENCE_METRICS_LISTEN: port ${port} is out of range`);
   return { host: value.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port };
+}
+
+/** A setting read by `read`, whose error stops start-up naming the variable. */
+function readSetting<T>(name: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new ConfigError(`${name}: ${(error as Error).message}`);
+  }
 }
 
 /** Comma-separated CIDRs; a malformed one stops start-up rather than silently allowing nothing. */

@@ -8,6 +8,7 @@ import type { SecretBox } from './secrets.js';
 import type { ReceiptSigner } from './receipts/receipt-signer.js';
 import type { PublicKeyCache } from './webauthn/public-key-cache.js';
 import type { WebhookTransport } from './webhooks/ports.js';
+import type { ApprovalWaiters } from './approvals/approval-waiters.js';
 
 /** Everything a domain function may use, passed explicitly: `(deps, input)`. */
 export interface Deps {
@@ -33,4 +34,6 @@ export interface Deps {
   logOrigin: string;
   /** Asks for a full garbage collection when a long export has grown the heap (heap-budget.ts). */
   heapBudget: HeapBudget;
+  /** Long polls of approvals in this process, woken by decisions made in this process. */
+  approvalWaiters: ApprovalWaiters;
 }

@@ -20,7 +20,9 @@ export type IdPrefix =
   | 'mem'
   | 'cin'
   | 'ses'
-  | 'aud';
+  | 'aud'
+  | 'apr'
+  | 'enl';
 
 /**
  * A prefixed, time-sortable id: `chl_` + 26 Crockford base32 characters (48-bit millisecond

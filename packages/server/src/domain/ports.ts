@@ -21,6 +21,7 @@ import type { UsageRepo } from './usage/ports.js';
 import type { WebhookRepos } from './webhooks/ports.js';
 import type { ReceiptLogStore } from './receipt-log/ports.js';
 import type { ConsoleRepos } from './console/ports.js';
+import type { ApprovalRepos } from './approvals/ports.js';
 
 export interface Clock {
   now(): number;
@@ -59,6 +60,8 @@ export interface StoreTx {
   retention: RetentionRepo;
   sealedSecrets: SealedSecretRepo;
   console: ConsoleRepos;
+  /** Approvals, their approvers' decisions, approval sets, ceremony challenges, enrollment links. */
+  approvals: ApprovalRepos;
 }
 
 export interface Store extends StoreTx {

@@ -1,7 +1,6 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../domain/deps.js';
 import type { ConsoleOptions } from '../domain/console/resolve-console-settings.js';
 import { CursorCodec } from './cursor.js';
@@ -14,9 +13,15 @@ import { frameworkErrors, registerProblemHandlers } from './plugins/problem.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import { registerRequestDeps } from './plugins/request-deps.js';
 import { registerMetricsRoute, registerRequestMetrics } from './plugins/metrics.js';
-import { registerAddressLimit, registerKeyLimit, type HttpRateLimits } from './plugins/rate-limit.js';
+import {
+  registerAddressLimit,
+  registerAnonymousLimit,
+  registerKeyLimit,
+  type HttpRateLimits,
+} from './plugins/rate-limit.js';
 import type { Metrics } from '../observability/create-metrics.js';
 import { registerJsonBody } from './plugins/json-body.js';
+import { registerRequestLog } from './plugins/request-log.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { keyRoutes } from './routes/keys.js';
 import { policyRoutes } from './routes/policy.js';
@@ -28,14 +33,18 @@ import { receiptLogRoutes } from './routes/receipt-log.js';
 import { recordRouteTable } from './route-table.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { approvalRoutes } from './routes/approvals.js';
+import { approvalLinkRoutes, enrollmentLinkRoutes } from './routes/approval-links.js';
+import { sdkTarballRoutes } from './routes/sdk-tarball.js';
 import type { App } from './types.js';
 import { buildValidatorsByPart } from './validators.js';
 import { cryptoRandom } from '../crypto-random.js';
+import { fastifyTrustProxy, type TrustProxy } from '../config/read-trust-proxy.js';
 
 export interface HttpOptions {
   logger: FastifyBaseLogger | false;
   bodyLimitBytes: number;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   /** Per key, per tenant, per address failing authentication; a missing limiter is off. */
   rateLimits: HttpRateLimits;
   metrics: Metrics;
@@ -49,6 +58,8 @@ export interface HttpOptions {
   isDraining?: () => boolean;
   /** Console origin and lifetimes (for invite links the operator API makes). */
   console: ConsoleOptions;
+  /** Origin of approval and enrollment links (PRESENCE_PUBLIC_ORIGIN); default the console origin. */
+  publicOrigin?: string | undefined;
   /** Extra encapsulated plugins (the portal), registered after the API. */
   plugins?: ((app: App, routeDeps: RouteDeps) => Promise<void>)[];
 }
@@ -56,9 +67,11 @@ export interface HttpOptions {
 export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   const base = {
     bodyLimit: options.bodyLimitBytes,
-    trustProxy: options.trustProxy,
+    trustProxy: fastifyTrustProxy(options.trustProxy),
     genReqId: () => `req_${cryptoRandom.bytes(12).toString('base64url')}`,
     requestIdHeader: false as const,
+    // plugins/request-log.ts logs one line per request instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' as const, allErrors: true } },
     schemaController: { compilersFactory: { buildValidator: buildValidatorsByPart } },
     routerOptions: { maxParamLength: 1500 },
@@ -79,12 +92,13 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     reply.header('x-request-id', request.id);
   });
   app.decorate('routeTable', recordRouteTable(app));
+  registerRequestLog(app);
   registerProblemHandlers(app);
   registerJsonBody(app);
   await app.register(swagger, swaggerOptions);
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   registerRequestMetrics(app, options.metrics);
   registerAddressLimit(app, options.rateLimits, options.metrics);
+  registerAnonymousLimit(app, options.rateLimits, options.metrics);
   registerAuth(app, deps);
   registerKeyLimit(app, options.rateLimits, options.metrics);
   registerRequestDeps(app, deps);
@@ -95,6 +109,8 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     metrics: options.metrics,
     isDraining: options.isDraining ?? (() => false),
     console: options.console,
+    links: { publicOrigin: options.publicOrigin ?? options.console.origin },
+    rateLimits: options.rateLimits,
   };
   for (const routes of [
     publicRoutes,
@@ -109,9 +125,13 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     billingAdminRoutes,
     tenantAdminRoutes,
     webhookRoutes,
+    approvalRoutes,
+    enrollmentLinkRoutes,
+    sdkTarballRoutes,
   ]) {
     routes(app, routeDeps);
   }
+  await app.register(async (child) => approvalLinkRoutes(child, routeDeps));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   for (const plugin of options.plugins ?? []) await plugin(app, routeDeps);
   return app;

@@ -46,6 +46,8 @@ declare module 'fastify' {
      * `request.deps` and commit its change in one store.transaction.
      */
     idempotent?: boolean;
+    /** An anonymous route counted per client address against this limit (http/plugins/rate-limit.ts). */
+    addressLimit?: 'sign-in';
   }
 }
 

@@ -3,6 +3,7 @@
  * passed to whoever records: no module-level default registry. Every metric is documented in
  * docs/metrics.md; names follow Prometheus conventions (base units, `_total` counters).
  */
+import { DECISIONS } from '@presence/contract';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** A gauge whose value is read when Prometheus scrapes (a queue length, a lag). */
@@ -34,7 +35,29 @@ export interface Metrics {
 
 const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/**
+ * Every label value a labelled counter can take, so each series exists at 0 from the start: a
+ * dashboard's `rate(presence_rate_limited_total[5m])` shows 0, not "No data", until the first 429.
+ */
+const COUNTER_SERIES = {
+  decisions: { decision: DECISIONS },
+  webhookDeliveries: { outcome: ['succeeded', 'retrying', 'failed', 'lease_lost'] },
+  exports: { outcome: ['completed', 'aborted', 'failed'] },
+  rateLimited: { limit: ['key', 'tenant', 'address'] },
+  receiptLogCheckpoints: { outcome: ['signed', 'lost'] },
+} as const;
+
 export function createMetrics(): Metrics {
+  const metrics = buildMetrics();
+  for (const [name, labels] of Object.entries(COUNTER_SERIES)) {
+    const counter = metrics[name as keyof typeof COUNTER_SERIES] as Counter<string>;
+    for (const [label, values] of Object.entries(labels))
+      for (const value of values as readonly string[]) counter.inc({ [label]: value }, 0);
+  }
+  return metrics;
+}
+
+function buildMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
   const registers = [registry];
@@ -86,7 +109,7 @@ export function createMetrics(): Metrics {
     }),
     rateLimited: new Counter({
       name: 'presence_rate_limited_total',
-      help: 'Requests refused with 429 by limit: key, tenant, address (failed authentication)',
+      help: 'Requests refused with 429 by limit: key, tenant, address (failed authentication), sign-in (anonymous console sign-in)',
       labelNames: ['limit'],
       registers,
     }),

@@ -13,6 +13,8 @@ import type { Tracer } from '@opentelemetry/api';
 
 export interface Tracing {
   tracer: Tracer;
+  /** Runs `work` with tracing suppressed: nothing it does makes a span (job polls, unless asked). */
+  untraced<T>(work: () => Promise<T>): Promise<T>;
   /** Flushes the spans still buffered, then stops exporting. */
   shutdown(): Promise<void>;
 }
@@ -20,13 +22,15 @@ export interface Tracing {
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 export async function startTracing(options: { endpoint: string; serviceName: string }): Promise<Tracing> {
-  const [sdk, otlp, resources, instrumentation, undici, fastify] = await Promise.all([
+  const [sdk, otlp, resources, instrumentation, undici, fastify, core, api] = await Promise.all([
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
     import('@opentelemetry/instrumentation'),
     import('@opentelemetry/instrumentation-undici'),
     import('@fastify/otel'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/api'),
   ]);
   const exporter = new otlp.OTLPTraceExporter({ url: `${options.endpoint.replace(/\/+$/, '')}/v1/traces` });
   const provider = new sdk.NodeTracerProvider({
@@ -42,11 +46,18 @@ export async function startTracing(options: { endpoint: string; serviceName: str
       new fastify.FastifyOtelInstrumentation({
         registerOnInitialization: true,
         ignorePaths: (route) => UNTRACED_PATHS.has(route.url),
+        // Named after the route, as OpenTelemetry's HTTP conventions say: `GET /v1/presence/receipts`
+        // (the method alone for a request no route matched), not @fastify/otel's `request`.
+        requestHook: (span, request) => {
+          const route = (request as { routeOptions?: { url?: string } }).routeOptions?.url;
+          span.updateName(route === undefined ? request.method : `${request.method} ${route}`);
+        },
       }),
     ],
   });
   return {
     tracer: provider.getTracer('presence'),
+    untraced: (work) => api.context.with(core.suppressTracing(api.context.active()), work),
     async shutdown() {
       unregister();
       await provider.shutdown();

@@ -30,6 +30,7 @@ export function simpleWebAuthnBundlePath(): string {
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
 };
 
 function typeOf(file: string): string {

@@ -4,7 +4,7 @@
  * standalone database file (not WAL), ready to be used as PRESENCE_DATA_DIR/presence.sqlite.
  */
 import { existsSync } from 'node:fs';
-import SqliteDatabase from 'better-sqlite3';
+import SqliteDatabase from './sqlite-driver.js';
 
 export interface BackupResult {
   /** Database pages copied. */

@@ -1,4 +1,4 @@
-import { runMigrations, type MigrationReport } from './migrations/run-migrations.js';
+import { pendingMigrations, runMigrations, type MigrationReport } from './migrations/run-migrations.js';
 import { openDatabase, type StoreOptions } from './open-database.js';
 
 export type { MigrationReport } from './migrations/run-migrations.js';
@@ -12,6 +12,23 @@ export async function migrateDatabase(options: StoreOptions): Promise<MigrationR
   const handle = await openDatabase({ ...options, pgPoolSize: 1 });
   try {
     return await runMigrations(handle);
+  } finally {
+    await handle.db.destroy();
+  }
+}
+
+/**
+ * For replicas that start with migrations off (PRESENCE_MIGRATE_ON_START=false, the migration Job
+ * runs `presence migrate`): refuses to start on a schema this build would still have to migrate.
+ */
+export async function assertSchemaCurrent(options: StoreOptions): Promise<void> {
+  const handle = await openDatabase({ ...options, pgPoolSize: 1 });
+  try {
+    const pending = await pendingMigrations(handle);
+    if (pending.length > 0)
+      throw new Error(
+        `the database schema is behind this build (${pending.length} pending, first ${pending[0]}): run \`presence migrate\` (the migration Job) first, or set PRESENCE_MIGRATE_ON_START=true`,
+      );
   } finally {
     await handle.db.destroy();
   }

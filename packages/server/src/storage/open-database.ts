@@ -4,7 +4,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import SqliteDatabase from './sqlite-driver.js';
 import type { Tracer } from '@opentelemetry/api';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect } from 'kysely';
 import pg from 'pg';
@@ -126,8 +127,8 @@ const STATEMENT_CACHE_LIMIT = 1000;
  * are reusable, and the dialect runs one query at a time on its single connection, so one cached
  * statement per SQL text is safe.
  */
-function withStatementCache(database: SqliteDatabase.Database) {
-  const statements = new Map<string, SqliteDatabase.Statement>();
+function withStatementCache(database: BetterSqlite3.Database) {
+  const statements = new Map<string, BetterSqlite3.Statement>();
   return {
     close: () => database.close(),
     prepare(text: string) {

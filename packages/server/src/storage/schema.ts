@@ -4,9 +4,11 @@
  * type aliases (not interfaces) so a row is also a Record<string, unknown> for generic test code.
  */
 
+import type * as Approvals from './schema-approvals.js';
 import type * as ReceiptLog from './schema-receipt-log.js';
 
 export type * from './schema-receipt-log.js';
+export type * from './schema-approvals.js';
 
 export type TenantsTable = {
   id: string;
@@ -26,6 +28,8 @@ export type ApiKeysTable = {
   last_used_at: number | null;
   expires_at: number | null;
   revoked_at: number | null;
+  /** The key its one rotation issued; null while never rotated (migration 0015). */
+  rotated_to: string | null;
 };
 
 export type PoliciesTable = {
@@ -334,6 +338,12 @@ export type IdempotencyKeysTable = {
 
 export interface Database {
   tenants: TenantsTable;
+  approvals: Approvals.ApprovalsTable;
+  approval_approvers: Approvals.ApprovalApproversTable;
+  approval_sets: Approvals.ApprovalSetsTable;
+  approval_challenges: Approvals.ApprovalChallengesTable;
+  enrollment_links: Approvals.EnrollmentLinksTable;
+  unique_action_claims: Approvals.UniqueActionClaimsTable;
   api_keys: ApiKeysTable;
   policies: PoliciesTable;
   registrations: RegistrationsTable;

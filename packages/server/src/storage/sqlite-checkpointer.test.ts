@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import SqliteDatabase from 'better-sqlite3';
+import SqliteDatabase from './sqlite-driver.js';
 import { afterAll, expect, it } from 'vitest';
 import { createSqliteCheckpointer } from './sqlite-checkpointer.js';
 

@@ -6,7 +6,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import SqliteDatabase from './sqlite-driver.js';
 import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError } from '../domain/errors.js';
@@ -24,7 +25,7 @@ type TestDb = Kysely<Database>;
 describe('SQLite group commit', () => {
   let scratch: string;
   let db: TestDb;
-  let observer: SqliteDatabase.Database;
+  let observer: BetterSqlite3.Database;
   let group: GroupCommit;
 
   const insert = (conn: TestDb, name: string) => sql`insert into items (name) values (${name})`.execute(conn);

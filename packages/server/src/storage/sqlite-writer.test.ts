@@ -8,7 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import SqliteDatabase from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import SqliteDatabase from './sqlite-driver.js';
 import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError } from '../domain/errors.js';
@@ -28,7 +29,7 @@ describe('SQLite writer thread', () => {
   let path: string;
   let db: Kysely<Database>;
   let writer: SqliteWriter;
-  let observer: SqliteDatabase.Database;
+  let observer: BetterSqlite3.Database;
 
   const committed = () =>
     (observer.prepare('select name from items order by name').all() as { name: string }[]).map((r) => r.name);

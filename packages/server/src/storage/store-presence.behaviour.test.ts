@@ -81,13 +81,14 @@ describeEachDialect(
       expect(page.map((c) => c.id)).toEqual([a1!.id, b1!.id]);
     });
 
-    it('credentials.revoke: returns the row, keeps the first time, tenant-scoped', async () => {
+    it('credentials.revoke: a compare-and-set that returns the row once, keeps the first time, tenant-scoped', async () => {
       const { tenant, policy } = await seedTenant(db.store, records);
       const other = await seedTenant(db.store, records);
       const c = await enrol(db.store, tenant.id, policy.id);
       expect(await db.store.credentials.revoke(other.tenant.id, c.id, T0 + 1)).toBeUndefined();
       expect(await db.store.credentials.revoke(tenant.id, c.id, T0 + 5)).toEqual({ ...c, revokedAt: T0 + 5 });
-      expect(await db.store.credentials.revoke(tenant.id, c.id, T0 + 9)).toEqual({ ...c, revokedAt: T0 + 5 });
+      expect(await db.store.credentials.revoke(tenant.id, c.id, T0 + 9)).toBeUndefined();
+      expect(await db.store.credentials.get(tenant.id, c.id)).toEqual({ ...c, revokedAt: T0 + 5 });
       expect(await db.store.credentials.revoke(tenant.id, 'cred_missing', T0)).toBeUndefined();
     });
 
@@ -136,6 +137,33 @@ describeEachDialect(
       };
       expect(await db.store.challenges.settle(tenant.id, c.id, denied)).toBe(false);
       expect(await db.store.challenges.get(tenant.id, c.id)).toEqual({ ...c, ...VERIFIED });
+    });
+
+    it('challenges.deleteExpired: only that tenant and action, expired in the window, without a receipt', async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
+      const other = await seedTenant(db.store, records);
+      const action = 'ab'.repeat(32);
+      const expired = (o: Parameters<TestRecords['challenge']>[2] = {}) =>
+        records.challenge(tenant.id, policy.id, { actionHashHex: action, expiresAt: T0 + 1000, ...o });
+      const gone = [
+        expired(),
+        expired({ status: 'denied', decision: 'SIGNATURE_INVALID', usedAt: T0 + 500 }),
+      ];
+      const kept = [
+        expired({ expiresAt: T0 + 5000 }), // still live at T0 + 2000
+        expired({ expiresAt: T0 - 20 * 60_000 }), // before the window: retention's
+        records.challenge(tenant.id, policy.id, { expiresAt: T0 + 1000 }), // another action
+        records.challenge(other.tenant.id, other.policy.id, { actionHashHex: action, expiresAt: T0 + 1000 }),
+      ];
+      const answered = expired();
+      for (const c of [...gone, ...kept, answered]) await db.store.challenges.insert(c);
+      await db.store.receipts.insert(records.receipt(answered));
+      const window = { since: T0 - 15 * 60_000, now: T0 + 2000 };
+      expect(await db.store.challenges.deleteExpired(tenant.id, action, window, 1)).toBe(1);
+      expect(await db.store.challenges.deleteExpired(tenant.id, action, window, 10)).toBe(1);
+      expect(await db.store.challenges.deleteExpired(tenant.id, action, window, 10)).toBe(0);
+      for (const c of gone) expect(await db.store.challenges.get(c.tenantId, c.id)).toBeUndefined();
+      for (const c of [...kept, answered]) expect(await db.store.challenges.get(c.tenantId, c.id)).toEqual(c);
     });
 
     it('receipts: round trip with exact canonical bytes, by id and by challenge, tenant-scoped', async () => {

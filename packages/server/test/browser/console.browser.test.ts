@@ -93,10 +93,11 @@ for (const dialect of DIALECTS) {
           await visit(page, '/console/keys', 'keys');
           await page.getByLabel('Name').fill('backend');
           for (const scope of ['credentials:write', 'challenges:write', 'presence:verify', 'receipts:read']) {
-            await page.getByRole('checkbox', { name: scope }).check();
+            await page.getByRole('checkbox', { name: new RegExp(`^${scope} `) }).check();
           }
+          // credentials:write can change what the passkey protects: the key passes the passkey gate.
           await page.getByRole('button', { name: 'Create API key' }).click();
-          const apiKey = (await page.locator('#secret-value').textContent()) ?? '';
+          const apiKey = (await page.locator('#approval-secret').textContent()) ?? '';
           expect(apiKey).toMatch(/^presence_/);
           await page.waitForSelector('body[data-ready="true"]');
           await check(page, 'keys-created');
@@ -121,8 +122,10 @@ for (const dialect of DIALECTS) {
           // 3. A webhook endpoint (secret shown once) and a signed test event at a local receiver.
           await visit(page, '/console/webhooks', 'webhooks');
           await page.getByLabel('URL (https, publicly reachable)').fill(`${receiver.url}/hooks`);
+          // An endpoint receives the tenant's events: adding one passes the passkey gate.
           await page.getByRole('button', { name: 'Add endpoint' }).click();
-          const secret = (await page.locator('#secret-value').textContent()) ?? '';
+          expect(await flash(page)).toMatch(/^ok: Done: The endpoint /);
+          const secret = (await page.locator('#approval-secret').textContent()) ?? '';
           expect(secret).toMatch(/^whsec_/);
           await page.getByRole('link', { name: /Open the endpoint/ }).click();
           await visit(page, '', 'webhook-endpoint');

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Plan, Scope } from '@presence/contract';
-import SqliteDatabase from 'better-sqlite3';
+import SqliteDatabase from '../../src/storage/sqlite-driver.js';
 import pg from 'pg';
 import { composeWith, depsFromStore, type Composed } from '../../src/compose.js';
 import { loadConfig } from '../../src/config/load-config.js';

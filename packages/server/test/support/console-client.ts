@@ -116,6 +116,22 @@ export class ConsoleClient {
     return result;
   }
 
+  /** Adds `authenticator`'s passkey to this member: an existing passkey approves it first. */
+  async addPasskey(
+    authenticator: SoftAuthenticator,
+    memberId: string,
+    flags?: number,
+  ): Promise<ConsoleResponse> {
+    const approved = await this.approve(
+      { kind: 'member.passkey.start', target: memberId, params: {} },
+      flags,
+    );
+    if (approved.status !== 200) return approved;
+    const registration = approved.json.registration;
+    const credential = authenticator.register({ challenge: registration.publicKey.challenge });
+    return this.post('/console/api/passkeys', { registrationId: registration.registrationId, credential });
+  }
+
   /** A dangerous change through the passkey gate; `flags` overrides the assertion's flags (e.g. no UV). */
   async approve(
     change: { kind: string; target: string; params: object },

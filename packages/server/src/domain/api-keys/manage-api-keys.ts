@@ -2,6 +2,7 @@ import type { ApiKey, Scope } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { DomainError, notFound } from '../errors.js';
 import type { PageRequest } from '../ports.js';
+import type { ApiKeyRecord } from './ports.js';
 import { checkGrantableScopes } from './check-grantable-scopes.js';
 import { insertApiKey, toApiKey } from './create-api-key.js';
 
@@ -34,9 +35,11 @@ export async function revokeApiKey(
 
 /**
  * Issues a new key with the same name and scopes; the old one keeps working for the grace
- * period, so callers can deploy the new secret without an outage. Only a live key can be
- * rotated (a revoked key, or one whose grace period or expiry has passed, is a 409), and only by
- * a grantor holding every scope of it (see checkGrantableScopes).
+ * period, so callers can deploy the new secret without an outage. A key is rotated once: only a
+ * live key never rotated before can be (a revoked, expired or already rotated key is a 409, also
+ * when the rotations race across processes: the store marks the key with a compare-and-set in the
+ * same transaction as the successor's insert), and only by a grantor holding every scope of it
+ * (see checkGrantableScopes).
  */
 export async function rotateApiKey(
   deps: Pick<Deps, 'store' | 'clock' | 'random' | 'apiKeys'>,
@@ -45,26 +48,39 @@ export async function rotateApiKey(
   gracePeriodSeconds: number,
   grantorScopes: readonly Scope[],
 ): Promise<{ key: ApiKey; secret: string; previous: ApiKey }> {
-  const rotated = await deps.store.transaction(async (tx) => {
+  return deps.store.transaction(async (tx) => {
     const old = await tx.apiKeys.get(tenantId, keyId);
     if (!old) throw notFound('the API key');
     const now = deps.clock.now();
-    if (old.revokedAt !== null) {
-      throw new DomainError('conflict', 'the API key is revoked; create a new key instead of rotating it');
-    }
-    if (old.expiresAt !== null && old.expiresAt <= now) {
+    refuseDeadKey(old, now);
+    checkGrantableScopes(grantorScopes, old.scopes);
+    const created = await insertApiKey(deps, tx, tenantId, { name: old.name, scopes: old.scopes });
+    const previous = await tx.apiKeys.markRotated(tenantId, keyId, {
+      successorId: created.key.keyId,
+      expiresAt: now + gracePeriodSeconds * 1000,
+      now,
+    });
+    if (!previous) {
+      // Another rotation, revocation or expiry came first; say which (this rolls the insert back).
+      refuseDeadKey((await tx.apiKeys.get(tenantId, keyId)) ?? old, now);
       throw new DomainError(
         'conflict',
-        'the API key has expired (or its rotation grace period has ended); create a new key instead',
+        'the API key was already rotated; rotate its successor, or create a new key',
       );
     }
-    checkGrantableScopes(grantorScopes, old.scopes);
-    const graceEnd = now + gracePeriodSeconds * 1000;
-    const expiresAt = old.expiresAt === null ? graceEnd : Math.min(old.expiresAt, graceEnd);
-    const previous = await tx.apiKeys.update(tenantId, keyId, { expiresAt });
-    const created = await insertApiKey(deps, tx, tenantId, { name: old.name, scopes: old.scopes });
     deps.apiKeys.delete(old.keyHash);
-    return { ...created, previous: toApiKey(previous ?? old) };
+    return { ...created, previous: toApiKey(previous) };
   });
-  return rotated;
+}
+
+function refuseDeadKey(key: ApiKeyRecord, now: number): void {
+  if (key.revokedAt !== null) {
+    throw new DomainError('conflict', 'the API key is revoked; create a new key instead of rotating it');
+  }
+  if (key.expiresAt !== null && key.expiresAt <= now) {
+    throw new DomainError(
+      'conflict',
+      'the API key has expired (or its rotation grace period has ended); create a new key instead',
+    );
+  }
 }

@@ -28,4 +28,14 @@ export interface ApiKeyRepo {
     change: { revokedAt?: number; expiresAt?: number },
   ): Promise<ApiKeyRecord | undefined>;
   touch(id: string, at: number): Promise<void>;
+  /**
+   * The one rotation of a key, as a compare-and-set: records `successorId` and moves expiresAt to
+   * at most `expiresAt`, only while the key is live at `now` and was never rotated. Returns the
+   * updated key, or undefined when another rotation (or a revocation or expiry) came first.
+   */
+  markRotated(
+    tenantId: string,
+    id: string,
+    rotation: { successorId: string; expiresAt: number; now: number },
+  ): Promise<ApiKeyRecord | undefined>;
 }

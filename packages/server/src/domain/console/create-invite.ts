@@ -3,6 +3,7 @@ import { DomainError } from '../errors.js';
 import { newId } from '../ids.js';
 import { sha256Hex } from '../encoding.js';
 import type { ConsoleSettings } from './console-settings.js';
+import { requireGrantableRole, requirePermission } from './permissions.js';
 import type { ConsoleRole, InviteRecord } from './ports.js';
 
 export interface CreatedInvite {
@@ -11,7 +12,11 @@ export interface CreatedInvite {
   inviteUrl: string;
 }
 
-/** A single-use invite for a new member of the tenant with the given role. */
+/**
+ * A single-use invite for a new member of the tenant with the given role. An invite made by a
+ * member (not by the operator's CLI) needs the `members` permission and gives no role that may
+ * change more than the inviter's own.
+ */
 export async function createInvite(
   deps: Pick<Deps, 'store' | 'clock' | 'random'>,
   settings: Pick<ConsoleSettings, 'origin' | 'inviteTtlMs'>,
@@ -19,6 +24,14 @@ export async function createInvite(
 ): Promise<CreatedInvite> {
   if (!(await deps.store.tenants.get(input.tenantId))) {
     throw new DomainError('not_found', `no tenant ${input.tenantId}`);
+  }
+  if (input.createdBy !== null) {
+    const inviter = await deps.store.console.members.get(input.tenantId, input.createdBy);
+    if (!inviter || inviter.removedAt !== null) {
+      throw new DomainError('forbidden', 'only a member of the tenant may invite to it');
+    }
+    requirePermission(inviter, 'members');
+    requireGrantableRole(inviter, input.role);
   }
   const token = deps.random.bytes(32).toString('base64url');
   const now = deps.clock.now();

@@ -1,3 +1,5 @@
+import type { Plan } from '@presence/contract';
+import { getPlan, setPlan } from '../billing/set-plan.js';
 import type { Deps } from '../deps.js';
 import { currentPolicy } from '../policy/get-policy.js';
 import { putPolicy } from '../policy/put-policy.js';
@@ -13,13 +15,40 @@ export async function ensureConsoleTenant(deps: Deps, origin: string): Promise<s
   const rpId = new URL(origin).hostname;
   const existing = (await deps.store.tenants.list()).find((t) => t.name === CONSOLE_TENANT_NAME);
   if (!existing) {
-    const created = await createTenant(deps, { name: CONSOLE_TENANT_NAME, rpId, origins: [origin] });
+    const created = await createTenant(deps, {
+      name: CONSOLE_TENANT_NAME,
+      rpId,
+      origins: [origin],
+      fromConfiguration: true,
+    });
     await deps.store.apiKeys.update(created.tenant.id, created.key.keyId, { revokedAt: deps.clock.now() });
+    await ensureNoQuota(deps, created.tenant.id);
     return created.tenant.id;
   }
   const { rules } = await currentPolicy(deps, existing.id);
   if (rules.rpId !== rpId || !rules.allowedOrigins.includes(origin)) {
-    await putPolicy(deps, existing.id, { rpId, allowedOrigins: [origin], rpName: 'Presence console' });
+    const body = { rpId, allowedOrigins: [origin], rpName: 'Presence console' };
+    await putPolicy(deps, existing.id, body, { fromConfiguration: true });
   }
+  await ensureNoQuota(deps, existing.id);
   return existing.id;
+}
+
+/**
+ * The console tenant's challenges (sign-ins, approvals) have no monthly quota and no price: anyone
+ * may start a sign-in, and under the default plan's quota a flood of them would lock every member
+ * out of the console until the month ends.
+ */
+async function ensureNoQuota(deps: Deps, tenantId: string): Promise<void> {
+  const { plan } = await getPlan(deps, tenantId);
+  if (plan.monthlyChallengeQuota === null && Object.keys(plan.meters).length === 0) return;
+  const { currency, currencyExponent } = deps.billing.defaultPlan;
+  const unlimited: Plan = {
+    name: CONSOLE_TENANT_NAME,
+    currency,
+    currencyExponent,
+    monthlyChallengeQuota: null,
+    meters: {},
+  };
+  await setPlan(deps, { tenantId, plan: unlimited });
 }

@@ -60,6 +60,18 @@ export interface ConsoleRepos {
     getAnyTenant(id: string): Promise<MemberRecord | undefined>;
     list(tenantId: string): Promise<MemberRecord[]>;
     remove(tenantId: string, id: string, at: number): Promise<boolean>;
+    /**
+     * Inside a transaction: holds the active member's row until it ends (PostgreSQL's row lock;
+     * SQLite transactions are serial), so changes to one member's passkeys run one at a time.
+     * False when there is no such active member.
+     */
+    lock(tenantId: string, id: string): Promise<boolean>;
+    /** Removes the member unless it is the last owner; serialized per tenant (inside a transaction). */
+    removeKeepingAnOwner(
+      tenantId: string,
+      id: string,
+      at: number,
+    ): Promise<'removed' | 'not_found' | 'last_owner'>;
   };
   invites: {
     insert(i: InviteRecord): Promise<void>;

@@ -44,20 +44,34 @@ export async function getCredential(
 
 /**
  * Revokes a credential: every later assertion with it is denied (CREDENTIAL_REVOKED). Revoking
- * twice is harmless and returns the credential as it is.
+ * twice is harmless and returns the credential as it is; however many revocations race, one
+ * revokes it and records the one `credential.revoked` event (the store's compare-and-set).
  */
 export async function revokeCredential(
   deps: Pick<Deps, 'store' | 'clock' | 'random'>,
   tenantId: string,
   ref: string,
 ): Promise<Credential> {
-  return deps.store.transaction(async (tx) => {
-    const found = await findCredential(tx, tenantId, ref);
-    if (!found) throw notFound('the credential');
-    if (found.revokedAt !== null) return toCredential(found);
-    const revoked = await tx.credentials.revoke(tenantId, found.id, deps.clock.now());
-    if (!revoked) throw notFound('the credential');
-    await recordEvent(deps, tx, tenantId, 'credential.revoked', { credential: toCredential(revoked) });
-    return toCredential(revoked);
-  });
+  return deps.store.transaction((tx) => revokeCredentialIn(deps, tx, tenantId, ref));
+}
+
+/** revokeCredential inside the caller's transaction. */
+export async function revokeCredentialIn(
+  deps: Pick<Deps, 'clock' | 'random'>,
+  tx: StoreTx,
+  tenantId: string,
+  ref: string,
+): Promise<Credential> {
+  const found = await findCredential(tx, tenantId, ref);
+  if (!found) throw notFound('the credential');
+  if (found.revokedAt !== null) return toCredential(found);
+  const revoked = await tx.credentials.revoke(tenantId, found.id, deps.clock.now());
+  if (!revoked) {
+    // A concurrent revocation won the compare-and-set and recorded the one credential.revoked event.
+    const current = await tx.credentials.get(tenantId, found.id);
+    if (!current) throw notFound('the credential');
+    return toCredential(current);
+  }
+  await recordEvent(deps, tx, tenantId, 'credential.revoked', { credential: toCredential(revoked) });
+  return toCredential(revoked);
 }

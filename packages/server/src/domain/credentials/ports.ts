@@ -73,6 +73,7 @@ export interface CredentialRepo {
     filter: { subject?: string | undefined; includeRevoked: boolean },
     page: PageRequest,
   ): Promise<CredentialRecord[]>;
+  /** Revokes an active credential (compare-and-set); undefined when already revoked or not found. */
   revoke(tenantId: string, id: string, at: number): Promise<CredentialRecord | undefined>;
   /**
    * Records a successful assertion only if the credential is still active and its counter is

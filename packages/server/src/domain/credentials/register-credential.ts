@@ -3,7 +3,7 @@ import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { CredentialRecord, RegistrationRecord } from './ports.js';
-import { UniqueViolation } from '../ports.js';
+import { UniqueViolation, type StoreTx } from '../ports.js';
 import { verifyRegistration } from '../webauthn/verify-registration.js';
 import { recordEvent } from '../events/record-event.js';
 import { toCredential } from './to-credential.js';
@@ -17,6 +17,8 @@ export async function registerCredential(
   deps: Pick<Deps, 'store' | 'clock' | 'random'>,
   tenantId: string,
   input: RegisterCredentialBody,
+  /** More writes that must commit with the credential or not at all (an enrollment link's use). */
+  alsoInTransaction?: (tx: StoreTx) => Promise<void>,
 ): Promise<Credential> {
   const registration = await deps.store.registrations.get(tenantId, input.registrationId);
   if (!registration)
@@ -72,7 +74,7 @@ export async function registerCredential(
     lastUsedAt: null,
     revokedAt: null,
   };
-  await commitCredential(deps, registration, credential);
+  await commitCredential(deps, registration, credential, alsoInTransaction);
   return toCredential(credential);
 }
 
@@ -80,12 +82,14 @@ async function commitCredential(
   deps: Pick<Deps, 'store' | 'clock' | 'random'>,
   registration: RegistrationRecord,
   credential: CredentialRecord,
+  alsoInTransaction?: (tx: StoreTx) => Promise<void>,
 ) {
   try {
     await deps.store.transaction(async (tx) => {
       if (!(await tx.registrations.consume(registration.tenantId, registration.id, credential.createdAt))) {
         throw new DomainError('registration_expired', 'the registration was already used');
       }
+      await alsoInTransaction?.(tx);
       await tx.credentials.insert(credential);
       await recordEvent(deps, tx, credential.tenantId, 'credential.registered', {
         credential: toCredential(credential),

@@ -35,6 +35,9 @@ export interface PackState {
   kid: string | null;
   /** The receipt-log checkpoint and proofs of the pack; undefined for an empty tenant. */
   log: PackLog | undefined;
+  /** Whether the pack has approvals.ndjson (an approval set was decided in its range). */
+  approvals: boolean;
+  approvalSetCount: number;
 }
 
 export function newPackState(
@@ -58,6 +61,8 @@ export function newPackState(
     manifestSha256: null,
     kid: null,
     log: undefined,
+    approvals: false,
+    approvalSetCount: 0,
   };
 }
 

@@ -17,7 +17,9 @@ export interface SignedManifest {
  * valid for its overlap (ADR 0007); the signer refuses rather than sign after that key ended.
  */
 export async function signManifest(deps: Pick<Deps, 'signer'>, state: PackState): Promise<SignedManifest> {
-  if (state.files.length !== PACK_DATA_FILES.length + (state.log ? PACK_LOG_FILES.length : 0)) {
+  const expected =
+    PACK_DATA_FILES.length + (state.log ? PACK_LOG_FILES.length : 0) + (state.approvals ? 1 : 0);
+  if (state.files.length !== expected) {
     throw new Error('a pack file was not written to the end before the manifest was requested');
   }
   await deps.signer.ensureFresh();
@@ -48,6 +50,7 @@ function buildManifest(state: PackState, key: { kid: string; publicKeyB64Url: st
       credentials: state.credentialCount,
       policies: state.policyCount,
       serviceKeys: state.serviceKeyCount,
+      ...(state.approvals && { approvalSets: state.approvalSetCount }),
     },
     receipts: {
       firstSeq: r.firstSeq,

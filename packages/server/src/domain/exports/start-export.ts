@@ -12,6 +12,8 @@ import { writeReceiptLines } from './write-receipt-lines.js';
 import { choosePackLog, writeInclusionLines } from './write-log-files.js';
 import { canonicalJson } from '../encoding.js';
 import { writePolicySnapshot, writeTrustSnapshot } from './write-snapshots.js';
+import { packHasApprovals, writeApprovalLines } from './write-approval-lines.js';
+import { PACK_APPROVALS_FILE } from '@presence/contract';
 
 /** Receipts per read: small batches keep what survives a young collection, and so RSS, low. */
 export const EXPORT_BATCH_SIZE = 200;
@@ -72,6 +74,7 @@ export async function startExport(
   await deps.store.exports.insert(record);
   const state = newPackState(record, filter, start, record.createdAt);
   state.log = log;
+  state.approvals = await packHasApprovals(deps, state);
   const batchSize = options.batchSize ?? EXPORT_BATCH_SIZE;
   return {
     exportId: record.id,
@@ -113,6 +116,7 @@ async function* packEntries(
     yield file('log/inclusion.ndjson', writeInclusionLines(deps, state, signal, batchSize));
     yield file('log/consistency.json', [Buffer.from(canonicalJson(log.consistency), 'utf8')]);
   }
+  if (state.approvals) yield file(PACK_APPROVALS_FILE, writeApprovalLines(deps, state, signal));
   signal.throwIfAborted();
   const { manifestBytes, signatureBytes } = await signManifest(deps, state);
   yield { name: 'manifest.json', body: once(manifestBytes) };

@@ -16,6 +16,8 @@ export function resolvePolicy(body: PolicyBody): PolicyRules {
     allowedOrigins: [...body.allowedOrigins],
     allowCrossOrigin: body.allowCrossOrigin ?? false,
     allowedTopOrigins: [...(body.allowedTopOrigins ?? [])],
+    // Only when set, so a policy without related origins keeps the shape (and hash) it always had.
+    ...(body.relatedOrigins?.length ? { relatedOrigins: [...body.relatedOrigins] } : {}),
     challengeTtlSeconds: body.challengeTtlSeconds ?? 120,
     registrationTtlSeconds: body.registrationTtlSeconds ?? 300,
     userVerification: 'required',
@@ -26,6 +28,8 @@ export function resolvePolicy(body: PolicyBody): PolicyRules {
       aaguidAllowlist: [...(body.attestation?.aaguidAllowlist ?? [])],
     },
     counter: body.counter ?? 'reject-regression',
+    // Only when on: versions with the rule off hash exactly as they did before it existed.
+    ...(body.uniqueActions === true && { uniqueActions: true }),
   };
 }
 

@@ -4,7 +4,8 @@ import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { toB64Url, toIso } from '../encoding.js';
 import { newId } from '../ids.js';
-import type { ChallengeRecord } from './ports.js';
+import type { AllowedCredential, ChallengeRecord } from './ports.js';
+import { claimUniqueAction } from '../approvals/unique-actions.js';
 import { currentPolicyForChallenge } from '../policy/get-policy.js';
 import { challengeQuota, settleChallengeQuota } from '../billing/reserve-challenge-quota.js';
 
@@ -13,6 +14,11 @@ export const MAX_CHALLENGE_TTL_SECONDS = 600;
 
 /** The most credentials one challenge lists in allowCredentials (a subject's first, by row id). */
 export const MAX_ALLOWED_CREDENTIALS = 100;
+
+/** A challenge for an approval's hosted page: the undecided approvers' credentials are allowed. */
+export interface ApprovalCeremony {
+  allowed: AllowedCredential[];
+}
 
 /** What creating a challenge uses. */
 export type ChallengeDeps = Pick<
@@ -24,13 +30,19 @@ export type ChallengeDeps = Pick<
  * Issues a single-use challenge whose bytes commit to the action hash (docs/api-contract.md#2-the-action-is-inside-the-signed-bytes). With a
  * subject, only that subject's active credentials are allowed.
  */
-export async function createChallenge(deps: ChallengeDeps, tenantId: string, input: CreateChallengeBody) {
+export async function createChallenge(
+  deps: ChallengeDeps,
+  tenantId: string,
+  input: CreateChallengeBody,
+  ceremony?: ApprovalCeremony,
+) {
   const policy = await currentPolicyForChallenge(deps, tenantId);
   const rules = policy.rules;
   const allowed =
-    input.subject === undefined
+    ceremony?.allowed ??
+    (input.subject === undefined
       ? []
-      : await deps.store.presence.allowedCredentials(tenantId, input.subject, MAX_ALLOWED_CREDENTIALS);
+      : await deps.store.presence.allowedCredentials(tenantId, input.subject, MAX_ALLOWED_CREDENTIALS));
   if (input.subject !== undefined && allowed.length === 0) {
     throw new DomainError(
       'policy_violation',
@@ -69,6 +81,15 @@ export async function createChallenge(deps: ChallengeDeps, tenantId: string, inp
     occurredAt: now,
     sourceId: record.id,
   };
+  // Policy rule uniqueActions: only when on (a challenge of an approval's page is covered by the
+  // approval's own claim). Its own statement, before the challenge: a full quota leaves the claim
+  // to lapse with the challenge's expiry.
+  if (rules.uniqueActions === true && ceremony === undefined) {
+    const holder = { holderId: record.id, until: record.expiresAt };
+    await deps.store.transaction((tx) =>
+      claimUniqueAction(deps, tx, tenantId, record.actionHashHex, holder, true),
+    );
+  }
   // Each write is one self-contained statement (the quota, challenge, usage and rollups in one; a
   // threshold marker with its event in another): on PostgreSQL each commits as it runs, so the
   // tenant's quota counter row is locked for one statement only. A full quota writes nothing.

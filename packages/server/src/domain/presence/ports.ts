@@ -43,6 +43,17 @@ export interface ChallengeRepo {
   get(tenantId: string, id: string): Promise<ChallengeRecord | undefined>;
   /** Settles a pending challenge; false when it was no longer pending (someone else decided). */
   settle(tenantId: string, id: string, s: ChallengeSettlement): Promise<boolean>;
+  /**
+   * Deletes up to `limit` challenges for this action that expired in [`since`, `now`) and back
+   * no receipt (never answered, or denied); returns how many went. The window keeps the scan of
+   * the expiry index short; older ones are retention's.
+   */
+  deleteExpired(
+    tenantId: string,
+    actionHashHex: string,
+    window: { since: number; now: number },
+    limit: number,
+  ): Promise<number>;
 }
 
 /** What a verification reads before it decides: one query for the challenge and the credential. */

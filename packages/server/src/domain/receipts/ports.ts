@@ -42,5 +42,9 @@ export interface SigningKeyRecord {
 export interface SigningKeyRepo {
   insert(k: SigningKeyRecord): Promise<void>;
   list(): Promise<SigningKeyRecord[]>;
-  retire(kid: string, at: number): Promise<void>;
+  /**
+   * Ends the key's validity at `at` (never later than it was). With `expectedNotAfter`, a
+   * compare-and-set: only while its notAfter is still that value; false when it was not.
+   */
+  retire(kid: string, at: number, expectedNotAfter?: number | null): Promise<boolean>;
 }

@@ -29,7 +29,7 @@ const MARGIN_MS = 1000;
  * Schedules a signing-key rotation (ADR 0007) without ever invalidating evidence being signed:
  * the next key is published now and signs from now + lead; every key still open ends at
  * switch + overlap. Both must exceed 2 × the signer refresh interval (+1 s), the longest any
- * process signs from an old copy of the key table. One rotation at a time.
+ * process signs from an old copy of the key table. One rotation at a time, also across processes.
  */
 export async function rotateSigningKey(
   deps: Pick<Deps, 'store' | 'clock' | 'secrets'>,
@@ -56,7 +56,13 @@ export async function rotateSigningKey(
     const switchAt = now + times.leadMs;
     const endAt = switchAt + times.overlapMs;
     const ending = rows.filter((k) => k.notAfter === null || k.notAfter > endAt);
-    for (const k of ending) await tx.signingKeys.retire(k.kid, endAt);
+    for (const k of ending) {
+      // Compare-and-set on what was read: a concurrent rotation (another process) that retired
+      // this key first makes this one a 409 instead of a second scheduled key.
+      if (!(await tx.signingKeys.retire(k.kid, endAt, k.notAfter))) {
+        throw new DomainError('conflict', 'another signing-key rotation was scheduled at the same time');
+      }
+    }
     const fresh = newSigningKey(deps, switchAt);
     await tx.signingKeys.insert(fresh);
     return {

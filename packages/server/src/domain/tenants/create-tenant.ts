@@ -10,6 +10,10 @@ export interface CreateTenantInput {
   name: string;
   rpId: string;
   origins: string[];
+  /** Origins outside the rpId that the rpId's /.well-known/webauthn lists (also in `origins`). */
+  relatedOrigins?: string[] | undefined;
+  /** The service's own tenant made from its configuration: its rpId is not checked (put-policy.ts). */
+  fromConfiguration?: boolean | undefined;
   rpName?: string | undefined;
 }
 
@@ -34,8 +38,14 @@ export async function insertTenant(
     deps,
     tx,
     tenant.id,
-    { rpId: input.rpId, allowedOrigins: input.origins, rpName: input.rpName ?? input.name },
+    {
+      rpId: input.rpId,
+      allowedOrigins: input.origins,
+      rpName: input.rpName ?? input.name,
+      ...(input.relatedOrigins ? { relatedOrigins: input.relatedOrigins } : {}),
+    },
     1,
+    { fromConfiguration: input.fromConfiguration },
   );
   return { tenant, policy };
 }

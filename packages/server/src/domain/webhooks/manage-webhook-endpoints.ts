@@ -4,7 +4,7 @@ import type {
   WebhookEndpoint,
 } from '@presence/contract';
 import type { Deps } from '../deps.js';
-import { notFound } from '../errors.js';
+import { DomainError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { PageRequest, StoreTx } from '../ports.js';
 import { checkWebhookUrl } from './check-webhook-url.js';
@@ -131,14 +131,26 @@ export async function rotateWebhookSecret(
     const endpoint = await tx.webhooks.endpoints.get(tenantId, id);
     if (!endpoint) throw notFound('the webhook endpoint');
     const now = deps.clock.now();
-    const updated = await tx.webhooks.endpoints.update(tenantId, id, {
-      secretSealed: sealWebhookSecret(deps, id, secret),
-      secretCreatedAt: now,
-      previousSecretSealed: overlapSeconds > 0 ? endpoint.secretSealed : null,
-      previousSecretExpiresAt: overlapSeconds > 0 ? now + overlapSeconds * 1000 : null,
-      updatedAt: now,
-    });
-    if (!updated) throw notFound('the webhook endpoint');
+    const updated = await tx.webhooks.endpoints.update(
+      tenantId,
+      id,
+      {
+        secretSealed: sealWebhookSecret(deps, id, secret),
+        secretCreatedAt: now,
+        previousSecretSealed: overlapSeconds > 0 ? endpoint.secretSealed : null,
+        previousSecretExpiresAt: overlapSeconds > 0 ? now + overlapSeconds * 1000 : null,
+        updatedAt: now,
+      },
+      endpoint.secretSealed,
+    );
+    if (!updated) {
+      // A concurrent rotation replaced the secret read above: this secret would never be used.
+      if (!(await tx.webhooks.endpoints.get(tenantId, id))) throw notFound('the webhook endpoint');
+      throw new DomainError(
+        'conflict',
+        'the webhook secret was rotated by another request at the same time; use the secret it returned',
+      );
+    }
     return { endpoint: toWebhookEndpoint(updated), secret };
   });
 }

@@ -108,7 +108,16 @@ export interface WebhookEndpointRepo {
   insert(e: WebhookEndpointRecord): Promise<void>;
   get(tenantId: string, id: string): Promise<WebhookEndpointRecord | undefined>;
   list(tenantId: string, page: PageRequest): Promise<WebhookEndpointRecord[]>;
-  update(tenantId: string, id: string, change: EndpointChange): Promise<WebhookEndpointRecord | undefined>;
+  /**
+   * Applies `change`; with `expectedSecretSealed`, only while the endpoint still has that secret
+   * (a compare-and-set: undefined when another rotation replaced it first).
+   */
+  update(
+    tenantId: string,
+    id: string,
+    change: EndpointChange,
+    expectedSecretSealed?: string,
+  ): Promise<WebhookEndpointRecord | undefined>;
   /** Deletes the endpoint with its deliveries and attempts; false when there was none. */
   delete(tenantId: string, id: string): Promise<boolean>;
   /** Enabled endpoints of these tenants (fan-out). */

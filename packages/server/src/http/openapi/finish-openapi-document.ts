@@ -27,12 +27,19 @@ export const API_TAGS = [
   { name: 'presence', description: 'Action-bound challenges and the one decision per challenge' },
   { name: 'credentials', description: 'Enrolling and revoking authenticators (WebAuthn credentials)' },
   { name: 'receipts', description: 'Signed receipts: read, check, list and export as signed packs' },
+  { name: 'approvals', description: 'Approvals of one exact action by named approvers on the hosted page' },
+  {
+    name: 'approval pages',
+    description:
+      'The JSON of the hosted approval and enrollment pages: no API key, the link token is the credential',
+  },
   { name: 'api keys', description: 'API keys of the tenant: created and rotated secrets are shown once' },
   { name: 'policy', description: "The tenant's verification policy, versioned" },
   { name: 'billing', description: 'Metered usage and invoices' },
   { name: 'webhooks', description: 'Endpoints, deliveries and the events they receive' },
   { name: 'operator', description: 'Operator API (/admin/v1), with PRESENCE_ADMIN_TOKEN' },
   { name: 'operations', description: 'Liveness and readiness' },
+  { name: 'sdk', description: 'The SDK of this service version, to install with npm' },
 ];
 
 /**

@@ -48,6 +48,17 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /v1/webhooks/endpoints/:endpointId/recover': 'recoverWebhookDeliveries',
   'GET /v1/webhooks/deliveries/:deliveryId': 'getWebhookDelivery',
   'POST /v1/webhooks/deliveries/:deliveryId/redeliver': 'redeliverWebhook',
+  'POST /v1/approvals': 'createApproval',
+  'GET /v1/approvals': 'listApprovals',
+  'GET /v1/approvals/:approvalId': 'getApproval',
+  'POST /v1/approvals/:approvalId/cancel': 'cancelApproval',
+  'POST /v1/presence/enrollment-links': 'createEnrollmentLink',
+  'GET /approve/:token/state': 'getApprovalPageState',
+  'POST /approve/:token/options': 'startApprovalCeremony',
+  'POST /approve/:token/decide': 'decideApproval',
+  'GET /enroll/:token/state': 'getEnrollmentPageState',
+  'POST /enroll/:token/options': 'startLinkEnrollment',
+  'POST /enroll/:token/finish': 'finishLinkEnrollment',
 };
 
 const pascal = (word: string) =>

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import secureJsonParse from 'secure-json-parse';
 import { DomainError } from '../../domain/errors.js';
 import type { App } from '../types.js';
+import { findDuplicateMember, type DuplicateMember } from './duplicate-members.js';
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -15,7 +16,8 @@ function charsetOf(contentType: string | undefined): string | undefined {
 /**
  * Decodes a JSON body strictly: UTF-8 only (RFC 8259 §8.1), no byte order mark, no invalid byte
  * sequences (Fastify's default would replace them with U+FFFD and silently drop a BOM), and the
- * same prototype-poisoning refusal as Fastify's default parser.
+ * same prototype-poisoning refusal as Fastify's default parser, and no member name twice in one
+ * object, at any depth (JSON.parse would silently keep the last; see duplicate-members.ts).
  */
 export function parseJsonBody(contentType: string | undefined, body: Buffer): unknown {
   const charset = charsetOf(contentType);
@@ -36,11 +38,28 @@ export function parseJsonBody(contentType: string | undefined, body: Buffer): un
   } catch (error) {
     throw new DomainError('invalid_request', 'the body is not valid UTF-8', [], { cause: error });
   }
+  let value: unknown;
   try {
-    return secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+    value = secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
     throw new DomainError('invalid_request', 'the body is not valid JSON', [], { cause: error });
   }
+  const duplicate = findDuplicateMember(text, value);
+  if (duplicate) throw duplicateMemberProblem(duplicate);
+  return value;
+}
+
+function duplicateMemberProblem({ name, pointer }: DuplicateMember): DomainError {
+  if (name === undefined) {
+    return new DomainError(
+      'invalid_request',
+      'body: a member name appears twice in one object, nested too deeply to say which',
+    );
+  }
+  const quoted = JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);
+  return new DomainError('invalid_request', `body: duplicate member ${quoted}`, [
+    { field: `body${pointer}`, message: `has the member ${quoted} more than once` },
+  ]);
 }
 
 /** Replaces Fastify's JSON parser with the strict one above, for every route of the app. */

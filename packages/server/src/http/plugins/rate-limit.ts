@@ -4,7 +4,9 @@
  *   route (API keys, the operator token, the metrics token): an address that used up its window
  *   gets 429 before its credentials are even checked, so random bearer tokens cannot be sprayed
  *   for free;
- * - per API key and per tenant (all its keys together), right after authentication.
+ * - per API key and per tenant (all its keys together), right after authentication;
+ * - per client address, every request to an anonymous route that makes the service store
+ *   something (`config.addressLimit`: the console's sign-in), counted whatever its outcome.
  * Answers carry `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds) and
  * `RateLimit-Policy` (IETF httpapi-ratelimit-headers draft 7), plus `Retry-After` on a 429.
  * The windows live in Redis or in memory (rate-limit/create-rate-limiters.ts).
@@ -19,6 +21,11 @@ export interface HttpRateLimits {
   perKey?: RateLimiter | undefined;
   perTenant?: RateLimiter | undefined;
   failedAuthPerAddress?: RateLimiter | undefined;
+  signInPerAddress?: RateLimiter | undefined;
+  /** All addresses together: what bounds the challenges anonymous callers can have stored. */
+  signInTotal?: RateLimiter | undefined;
+  /** Keyless link routes (`/approve/{token}/…`, `/enroll/{token}/…`), per client address. */
+  linksPerAddress?: RateLimiter | undefined;
 }
 
 type Limited = Pick<Metrics, 'rateLimited'>;
@@ -38,6 +45,41 @@ export function registerAddressLimit(app: App, limits: HttpRateLimits, metrics: 
   app.addHook('onSend', async (request, reply, payload) => {
     if (reply.statusCode === 401 || reply.statusCode === 403) await limiter.consume(request.ip);
     return payload;
+  });
+}
+
+/**
+ * Register before the portal: counts each request to a route marked `addressLimit` against its
+ * client address's window, then (only if that allowed it) against the window of all addresses.
+ */
+export function registerAnonymousLimit(app: App, limits: HttpRateLimits, metrics: Limited): void {
+  const { signInPerAddress, signInTotal } = limits;
+  if (!signInPerAddress && !signInTotal) return;
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config.addressLimit !== 'sign-in') return;
+    const address = await signInPerAddress?.consume(request.ip);
+    if (address && !address.allowed) {
+      return refuse(
+        request,
+        reply,
+        address,
+        metrics,
+        'sign-in',
+        'from this address to sign in to the console',
+      );
+    }
+    const total = await signInTotal?.consume('console');
+    if (total && !total.allowed) {
+      return refuse(
+        request,
+        reply,
+        total,
+        metrics,
+        'sign-in',
+        'from all addresses to sign in to the console',
+      );
+    }
+    setHeaders(reply, tightest(address, total));
   });
 }
 
@@ -67,6 +109,29 @@ export function registerKeyLimit(app: App, limits: HttpRateLimits, metrics: Limi
   });
 }
 
+/**
+ * Register inside the keyless link routes' context: every request counts against its address's
+ * window (the token in the path is the only credential, so guessing is limited per address too).
+ */
+export function registerLinkLimit(app: App, limits: HttpRateLimits, metrics: Limited): void {
+  const limiter = limits.linksPerAddress;
+  if (!limiter) return;
+  app.addHook('onRequest', async (request, reply) => {
+    const decision = await limiter.consume(request.ip);
+    if (!decision.allowed) {
+      return refuse(
+        request,
+        reply,
+        decision,
+        metrics,
+        'address',
+        'from this address to approval and enrollment links',
+      );
+    }
+    setHeaders(reply, decision);
+  });
+}
+
 function tightest(a: LimitDecision | undefined, b: LimitDecision | undefined): LimitDecision {
   if (!a) return b!;
   if (!b) return a;
@@ -85,7 +150,7 @@ function refuse(
   reply: FastifyReply,
   d: LimitDecision,
   metrics: Limited,
-  limit: 'key' | 'tenant' | 'address',
+  limit: 'key' | 'tenant' | 'address' | 'sign-in',
   scope: string,
 ) {
   metrics.rateLimited.inc({ limit });

@@ -3,6 +3,7 @@ import {
   ChallengeParams,
   ChallengeView,
   CreateChallengeBody,
+  DENIAL_REMEDIES,
   NoQuery,
   SignedReceipt,
   VerifyBody,
@@ -44,7 +45,9 @@ export function presenceRoutes(app: App, { metrics }: RouteDeps): void {
       const tenantId = tenantOf(request);
       const result = await verifyPresence(request.deps, tenantId, request.body);
       observeDecision(metrics, request, tenantId, result, started);
-      return result;
+      return result.decision === 'PRESENCE_VERIFIED'
+        ? result
+        : { ...result, remedy: DENIAL_REMEDIES[result.decision] };
     },
   });
 

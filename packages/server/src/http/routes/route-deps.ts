@@ -1,6 +1,8 @@
 import type { Metrics } from '../../observability/create-metrics.js';
 import type { CursorCodec } from '../cursor.js';
 import type { ConsoleOptions } from '../../domain/console/resolve-console-settings.js';
+import type { LinkSettings } from '../../domain/approvals/create-approval.js';
+import type { HttpRateLimits } from '../plugins/rate-limit.js';
 
 /**
  * What route files receive at registration: only what is the same for every request. The domain's
@@ -18,4 +20,8 @@ export interface RouteDeps {
   metrics: Metrics;
   /** Console origin and lifetimes (operator-made invite links). */
   console: ConsoleOptions;
+  /** The public origin of approval and enrollment links. */
+  links: LinkSettings;
+  /** The request limits (the keyless link routes add their own per-address window). */
+  rateLimits: HttpRateLimits;
 }

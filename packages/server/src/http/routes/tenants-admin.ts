@@ -23,6 +23,7 @@ export function tenantAdminRoutes(app: App, { console }: RouteDeps): void {
         name: body.name,
         rpId: body.rpId,
         origins: body.allowedOrigins,
+        relatedOrigins: body.relatedOrigins,
         withApiKey: body.apiKey === true,
       });
       return reply.code(201).send(created);

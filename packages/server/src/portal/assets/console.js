@@ -1,6 +1,6 @@
-// Presence console: small progressive enhancements. Passkey sign-in and enrollment, passkey
-// approval of dangerous changes, copy buttons, and export progress. Plain browser JS, no bundler;
-// every value from the network is shown with textContent.
+// Presence console: small progressive enhancements. Passkey sign-in and enrollment, copy buttons and
+// export progress; console-changes.js adds the passkey approval of changes. Plain browser JS, no
+// bundler; every value from the network is shown with textContent.
 'use strict';
 
 (function () {
@@ -59,23 +59,6 @@
     return box;
   }
 
-  function showSecret(box, secret) {
-    const row = document.createElement('div');
-    row.className = 'copy-row';
-    const code = document.createElement('code');
-    code.id = 'approval-secret';
-    code.className = 'secret';
-    code.textContent = secret;
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.className = 'secondary';
-    button.dataset.copy = 'approval-secret';
-    button.textContent = 'Copy the new secret';
-    button.addEventListener('click', copy);
-    row.append(code, button);
-    box.append(row);
-  }
-
   function signIn(section) {
     const button = $('sign-in-button');
     const status = $('sign-in-status');
@@ -122,66 +105,6 @@
         button.disabled = false;
       }
     });
-  }
-
-  function addPasskey(button) {
-    const status = $('passkey-status');
-    button.addEventListener('click', async () => {
-      button.disabled = true;
-      setStatus(status, 'Creating a passkey on this device…', 'busy');
-      try {
-        const options = await api('/console/api/passkeys/options');
-        const credential = await webauthn.startRegistration({ optionsJSON: options.publicKey });
-        await api('/console/api/passkeys', { registrationId: options.registrationId, credential });
-        setStatus(status, 'Passkey added.', 'ok');
-        setTimeout(() => location.reload(), 1000);
-      } catch (error) {
-        setStatus(status, 'No passkey added. ' + explain(error), 'error');
-        button.disabled = false;
-      }
-    });
-  }
-
-  function paramsOf(form) {
-    const json = form.querySelector('textarea[data-json]');
-    if (json) return JSON.parse(json.value);
-    const params = {};
-    for (const input of form.querySelectorAll('input[name]:not([type="hidden"])')) {
-      params[input.name] = input.type === 'number' ? Number(input.value) : input.value;
-    }
-    return params;
-  }
-
-  // A dangerous change: the server binds a presence challenge to the exact change, the passkey
-  // signs it, and the server executes only on PRESENCE_VERIFIED.
-  async function approve(form) {
-    const button = form.querySelector('button[type="submit"]');
-    let change;
-    try {
-      change = { kind: form.dataset.approve, target: form.dataset.target, params: paramsOf(form) };
-    } catch (error) {
-      flash('The JSON is not valid: ' + error.message + '. Nothing was changed.', 'error');
-      return;
-    }
-    button.disabled = true;
-    flash('Confirm with your passkey to ' + button.textContent.trim().toLowerCase() + '…', 'busy');
-    try {
-      const challenge = await api('/console/api/approvals/options', change);
-      const assertion = await webauthn.startAuthentication({ optionsJSON: challenge.publicKey });
-      const result = await api('/console/api/approvals', {
-        change,
-        challengeId: challenge.challengeId,
-        assertion,
-      });
-      const box = flash('Done: ' + result.message + ' (receipt ' + result.receiptId + ')', 'ok');
-      if (result.secret) showSecret(box, result.secret);
-      else if (result.redirect) location.assign(result.redirect);
-      else setTimeout(() => location.reload(), 1500);
-    } catch (error) {
-      flash('Refused: ' + explain(error), 'error');
-    } finally {
-      button.disabled = false;
-    }
   }
 
   async function copy(event) {
@@ -252,19 +175,9 @@
     } else {
       if (signInSection) signIn(signInSection);
       if (inviteSection) enroll(inviteSection);
-      const add = document.querySelector('[data-add-passkey]');
-      if (add) addPasskey(add);
     }
-    for (const form of document.querySelectorAll('form[data-approve]')) {
-      form.addEventListener('submit', (event) => {
-        event.preventDefault();
-        if (!hasWebAuthn) {
-          flash('This change needs your passkey, and this browser cannot use passkeys.', 'error');
-          return;
-        }
-        void approve(form);
-      });
-    }
+    const tools = { webauthn, hasWebAuthn, $, api, explain, flash, setStatus, copy };
+    if (window.PresenceConsoleChanges) window.PresenceConsoleChanges(tools);
     document.body.dataset.ready = 'true';
   }
 

@@ -30,6 +30,7 @@ export function consolePortal(options: ConsolePortalOptions) {
   return async (app: App, _routeDeps: RouteDeps): Promise<void> => {
     const assets = await loadAssets(CONSOLE_ASSETS, {
       'console.js': portalAssetPath('console.js'),
+      'console-changes.js': portalAssetPath('console-changes.js'),
       'console.css': portalAssetPath('console.css'),
       'simplewebauthn-browser.js': simpleWebAuthnBundlePath(),
     });

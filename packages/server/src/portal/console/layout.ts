@@ -62,6 +62,7 @@ export function renderPage(input: PageInput): string {
         <title>${input.title} · Presence console</title>
         <link rel="stylesheet" href="${CONSOLE_ASSETS}/console.css" />
         <script src="${CONSOLE_ASSETS}/simplewebauthn-browser.js" defer></script>
+        <script src="${CONSOLE_ASSETS}/console-changes.js" defer></script>
         <script src="${CONSOLE_ASSETS}/console.js" defer></script>
       </head>
       <body>

@@ -14,7 +14,7 @@
  * (docs/adr/0017-sqlite-writer-thread.md#as-amended-since-issue-10).
  */
 import { workerData } from 'node:worker_threads';
-import SqliteDatabase from 'better-sqlite3';
+import SqliteDatabase from '../sqlite-driver.js';
 import { CLOSING, DUE } from './checkpoint-due.js';
 
 const { path, busyTimeoutMs, state, delayMs } =

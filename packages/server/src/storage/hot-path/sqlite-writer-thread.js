@@ -14,7 +14,7 @@
  */
 import { setImmediate } from 'node:timers';
 import { parentPort, workerData } from 'node:worker_threads';
-import SqliteDatabase from 'better-sqlite3';
+import SqliteDatabase from '../sqlite-driver.js';
 import { markDue } from './checkpoint-due.js';
 import { runProgram } from './sqlite-program.js';
 
@@ -49,7 +49,7 @@ database.pragma('temp_store = MEMORY');
 // connection's COMMIT does it only past the backstop.
 database.pragma(`wal_autocheckpoint = ${backstopFrames}`);
 
-/** @type {Map<string, SqliteDatabase.Statement>} */
+/** @type {Map<string, import('better-sqlite3').Statement>} */
 const statements = new Map();
 /** @type {import('./sqlite-program.js').Exec} */
 const exec = (sql, params) => {

@@ -57,3 +57,15 @@ async function applyPending(db: Kysely<Database>, migrations: readonly Migration
   }
   return applied;
 }
+
+/** The ids of the migrations this build has that the database has not applied (all: never migrated). */
+export async function pendingMigrations({ dialect, db }: DatabaseHandle): Promise<string[]> {
+  const migrations = dialect === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS;
+  let done: Set<string>;
+  try {
+    done = new Set((await db.selectFrom('schema_migrations').select('id').execute()).map((row) => row.id));
+  } catch {
+    done = new Set();
+  }
+  return migrations.map((m) => m.id).filter((id) => !done.has(id));
+}

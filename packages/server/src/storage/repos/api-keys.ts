@@ -28,6 +28,7 @@ export function createApiKeyRepo(db: Kysely<Database>): ApiKeyRepo {
     },
     list: (tenantId, page) => listApiKeys(db, tenantId, page),
     update: (tenantId, id, change) => updateApiKey(db, tenantId, id, change),
+    markRotated: (tenantId, id, rotation) => markRotated(db, tenantId, id, rotation),
     /** Only moves last_used_at forward, so racing requests never set it back. */
     async touch(id, at) {
       await db
@@ -80,6 +81,28 @@ async function updateApiKey(
   return row && toApiKey(row);
 }
 
+async function markRotated(
+  db: Kysely<Database>,
+  tenantId: string,
+  id: string,
+  rotation: Parameters<ApiKeyRepo['markRotated']>[2],
+): Promise<ApiKeyRecord | undefined> {
+  const row = await db
+    .updateTable('api_keys')
+    .set((eb) => ({
+      rotated_to: rotation.successorId,
+      ...changeColumns(eb, { expiresAt: rotation.expiresAt }),
+    }))
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('rotated_to', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', rotation.now)]))
+    .returningAll()
+    .executeTakeFirst();
+  return row && toApiKey(row);
+}
+
 /** revoked_at is set only once; expires_at only ever moves earlier. */
 function changeColumns(eb: ExpressionBuilder<Database, 'api_keys'>, change: ApiKeyChange) {
   return {
@@ -111,6 +134,7 @@ function toRow(k: ApiKeyRecord): ApiKeysTable {
     last_used_at: k.lastUsedAt,
     expires_at: k.expiresAt,
     revoked_at: k.revokedAt,
+    rotated_to: null,
   };
 }
 

@@ -37,6 +37,34 @@ export function createChallengeRepo(db: Kysely<Database>): ChallengeRepo {
         .executeTakeFirst();
       return changedAny(result);
     },
+    /** Like retention's challenge rule (storage/repos/retention.ts), for one action and at once. */
+    async deleteExpired(tenantId, actionHashHex, window, limit) {
+      const expired = db
+        .selectFrom('challenges as c')
+        .select('c.id')
+        .where('c.tenant_id', '=', tenantId)
+        .where('c.action_hash_hex', '=', actionHashHex)
+        .where('c.receipt_id', 'is', null)
+        .where('c.expires_at', '<', window.now)
+        .where('c.expires_at', '>=', window.since)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('receipts as r')
+                .select('r.id')
+                .whereRef('r.tenant_id', '=', 'c.tenant_id')
+                .whereRef('r.challenge_id', '=', 'c.id'),
+            ),
+          ),
+        )
+        .limit(limit);
+      const result = await db
+        .deleteFrom('challenges')
+        .where('tenant_id', '=', tenantId)
+        .where('id', 'in', expired)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
   };
 }
 

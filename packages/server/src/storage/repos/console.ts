@@ -15,6 +15,7 @@ import type {
   Database,
 } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
+import { lockMember, removeKeepingAnOwner, removeMember } from './console-member-removal.js';
 import { changedAny, parseJson } from './rows.js';
 
 /** Console members, invites, sessions and audit log: the same queries in both dialects. */
@@ -43,16 +44,9 @@ export function createConsoleRepos(db: Kysely<Database>): ConsoleRepos {
             .orderBy('id')
             .execute()
         ).map((r) => toMember(r)!),
-      remove: async (tenantId, id, at) =>
-        changedAny(
-          await db
-            .updateTable('console_members')
-            .set({ removed_at: at })
-            .where('tenant_id', '=', tenantId)
-            .where('id', '=', id)
-            .where('removed_at', 'is', null)
-            .executeTakeFirst(),
-        ),
+      removeKeepingAnOwner: (tenantId, id, at) => removeKeepingAnOwner(db, tenantId, id, at),
+      lock: (tenantId, id) => lockMember(db, tenantId, id),
+      remove: (tenantId, id, at) => removeMember(db, tenantId, id, at),
     },
     invites: createInviteRepo(db),
     sessions: createSessionRepo(db),

@@ -4,6 +4,7 @@ import type { Dialect } from '../open-database.js';
 import type { Database } from '../schema.js';
 import { createPresenceHotPath, type HotPathLanes } from '../hot-path/presence-hot-path.js';
 import { createApiKeyRepo } from './api-keys.js';
+import { createApprovalRepos } from './approvals/approval-repos.js';
 import { createBillingRepos } from './billing-repos.js';
 import { createChallengeRepo } from './challenges.js';
 import { createConsoleRepos } from './console.js';
@@ -52,5 +53,6 @@ export function createRepos(db: Kysely<Database>, dialect: Dialect, lanes?: HotP
     retention: createRetentionRepo(db),
     sealedSecrets: createSealedSecretRepo(db),
     console: createConsoleRepos(db),
+    approvals: createApprovalRepos(db),
   };
 }

@@ -57,7 +57,7 @@ async function listCredentials(
   return rows.map(toCredential);
 }
 
-/** Keeps the first revocation time when called again. */
+/** A compare-and-set: revokes an active credential; undefined when it was revoked already (or is none). */
 async function revokeCredential(
   db: Kysely<Database>,
   tenantId: string,
@@ -66,9 +66,10 @@ async function revokeCredential(
 ): Promise<CredentialRecord | undefined> {
   const row = await db
     .updateTable('credentials')
-    .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(at)) }))
+    .set({ revoked_at: at })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
+    .where('revoked_at', 'is', null)
     .returningAll()
     .executeTakeFirst();
   return row && toCredential(row);

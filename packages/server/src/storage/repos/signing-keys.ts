@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { SigningKeyRecord, SigningKeyRepo } from '../../domain/receipts/ports.js';
 import type { Database, SigningKeysTable } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
+import { changedAny } from './rows.js';
 
 /** Service-wide keys: not tenant-owned, so no tenant filter. */
 export function createSigningKeyRepo(db: Kysely<Database>): SigningKeyRepo {
@@ -22,8 +23,8 @@ export function createSigningKeyRepo(db: Kysely<Database>): SigningKeyRepo {
      * Stops the key signing from `at` on: status 'retired', and notAfter moved to `at` unless it
      * was already earlier. It stays listed, so receipts it signed before stay verifiable.
      */
-    async retire(kid, at) {
-      await db
+    async retire(kid, at, expectedNotAfter) {
+      const result = await db
         .updateTable('signing_keys')
         .set((eb) => ({
           status: 'retired',
@@ -35,7 +36,11 @@ export function createSigningKeyRepo(db: Kysely<Database>): SigningKeyRepo {
             .end(),
         }))
         .where('kid', '=', kid)
-        .execute();
+        .$if(expectedNotAfter !== undefined, (qb) =>
+          qb.where('not_after', expectedNotAfter === null ? 'is' : '=', expectedNotAfter!),
+        )
+        .executeTakeFirst();
+      return changedAny(result);
     },
   };
 }

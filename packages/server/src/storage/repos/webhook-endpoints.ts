@@ -23,12 +23,15 @@ export function createWebhookEndpointRepo(db: Kysely<Database>): WebhookEndpoint
         .execute();
       return rows.map(toEndpoint);
     },
-    async update(tenantId, id, change) {
+    async update(tenantId, id, change, expectedSecretSealed) {
       const row = await db
         .updateTable('webhook_endpoints')
         .set(changeToRow(change))
         .where('tenant_id', '=', tenantId)
         .where('id', '=', id)
+        .$if(expectedSecretSealed !== undefined, (qb) =>
+          qb.where('secret_sealed', '=', expectedSecretSealed!),
+        )
         .returningAll()
         .executeTakeFirst();
       return row && toEndpoint(row);

@@ -44,9 +44,9 @@ async function prepare(request: FastifyRequest, body: ChangeRequestBody) {
   const signedIn = memberOf(request);
   const { ctx } = consoleRequest(request);
   const { change, params } = resolveChange(body.kind, body.params);
-  requirePermission(signedIn.member, change.permission);
+  if (change.permission !== null) requirePermission(signedIn.member, change.permission);
   const tenantId = signedIn.member.tenantId;
-  await change.check(ctx, tenantId, body.target);
+  await change.check(ctx, tenantId, body.target, params as never, signedIn.member);
   const exact: ConsoleChange = {
     type: body.kind,
     tenantId,
@@ -79,12 +79,12 @@ export function approvalRoutes(app: App): void {
       challengeId: request.body.challengeId,
       assertion: request.body.assertion,
     });
-    const result = await change.execute(ctx, exact.tenantId, exact.target, params as never);
+    const result = await change.execute(ctx, exact.tenantId, exact.target, params as never, signedIn.member);
     await recordAudit(ctx.deps, ctx.deps.store, {
       tenantId: exact.tenantId,
       memberId: signedIn.member.id,
       action: exact.type,
-      target: exact.target,
+      target: result.created ?? exact.target,
       detail: { params, changeHashHex: changeHashHex(exact) },
       receipt,
     });

@@ -84,19 +84,29 @@ export function authRoutes(app: App): void {
     },
   );
 
-  app.post('/console/api/sign-in/options', { schema: { hide: true } }, async (request) => {
-    checkCsrf(request);
-    const { ctx } = consoleRequest(request);
-    return startSignIn(ctx.deps, ctx.settings);
-  });
+  // Anonymous, and each call stores a challenge: counted per client address (PRESENCE_RATE_LIMIT_SIGN_IN_PER_MINUTE).
+  const signInLimit = { addressLimit: 'sign-in' as const };
+  app.post(
+    '/console/api/sign-in/options',
+    { schema: { hide: true }, config: signInLimit },
+    async (request) => {
+      checkCsrf(request);
+      const { ctx } = consoleRequest(request);
+      return startSignIn(ctx.deps, ctx.settings);
+    },
+  );
 
-  app.post('/console/api/sign-in', { schema: { hide: true, body: VerifyBody } }, async (request, reply) => {
-    checkCsrf(request);
-    const { ctx } = consoleRequest(request);
-    const { session } = await finishSignIn(ctx.deps, ctx.settings, request.body);
-    setSessionCookie(reply, ctx.settings, session.token);
-    return { signedIn: true };
-  });
+  app.post(
+    '/console/api/sign-in',
+    { schema: { hide: true, body: VerifyBody }, config: signInLimit },
+    async (request, reply) => {
+      checkCsrf(request);
+      const { ctx } = consoleRequest(request);
+      const { session } = await finishSignIn(ctx.deps, ctx.settings, request.body);
+      setSessionCookie(reply, ctx.settings, session.token);
+      return { signedIn: true };
+    },
+  );
 
   app.post('/console/api/invite/:token/options', {
     schema: {

@@ -1,11 +1,13 @@
 import { PolicyBody } from '@presence/contract';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { getApiKey, revokeApiKey, rotateApiKey } from '../../../domain/api-keys/manage-api-keys.js';
-import { OWNER_SCOPES } from '../../../domain/api-keys/check-grantable-scopes.js';
 import { removeMember } from '../../../domain/console/manage-members.js';
-import type { ConsolePermission } from '../../../domain/console/permissions.js';
+import { startMemberPasskey } from '../../../domain/console/add-member-passkey.js';
+import { createInvite } from '../../../domain/console/create-invite.js';
+import { requireGrantableRole, type ConsolePermission } from '../../../domain/console/permissions.js';
+import { CONSOLE_ROLES, type ConsoleRole, type MemberRecord } from '../../../domain/console/ports.js';
 import { DomainError, notFound } from '../../../domain/errors.js';
+import { checkRelyingParty } from '../../../domain/policy/check-relying-party.js';
 import { putPolicy } from '../../../domain/policy/put-policy.js';
 import {
   deleteWebhookEndpoint,
@@ -13,30 +15,52 @@ import {
   rotateWebhookSecret,
 } from '../../../domain/webhooks/manage-webhook-endpoints.js';
 import type { ConsoleContext } from '../console-context.js';
+import { when } from '../widgets.js';
+import { KEY_CHANGES } from './key-changes.js';
+import { WEBHOOK_CHANGES } from './webhook-changes.js';
 
 export interface ChangeResult {
   message: string;
   /** A new secret, shown once. */
   secret?: string;
+  /** What the secret is, for its copy button ("the invite link"); "the new secret" otherwise. */
+  secretLabel?: string;
   /** Where the page goes afterwards (the thing changed may be gone). */
   redirect?: string;
+  /** The id of what the change created (an API key, an endpoint, an invite): the audit line's target. */
+  created?: string;
+  /** A link shown with the secret (the page stays, so the secret can be copied). */
+  link?: { href: string; text: string };
+  /** Registration options for a new passkey of the member, made only after an existing one approved it. */
+  registration?: Awaited<ReturnType<typeof startMemberPasskey>>;
 }
 
-interface DangerousChange {
-  permission: ConsolePermission;
+export interface DangerousChange {
+  /** What the role must be allowed to change; null for a member's own passkeys (every role). */
+  permission: ConsolePermission | null;
   params: TSchema;
-  /** Refuses unknown or foreign targets before any challenge is made. */
-  check(ctx: ConsoleContext, tenantId: string, target: string): Promise<void>;
-  execute(ctx: ConsoleContext, tenantId: string, target: string, params: never): Promise<ChangeResult>;
+  /**
+   * Refuses unknown or foreign targets, what the member's role may not do, and parameters the
+   * change would refuse, before any challenge is made.
+   */
+  check(
+    ctx: ConsoleContext,
+    tenantId: string,
+    target: string,
+    params: never,
+    member: MemberRecord,
+  ): Promise<void>;
+  execute(
+    ctx: ConsoleContext,
+    tenantId: string,
+    target: string,
+    params: never,
+    member: MemberRecord,
+  ): Promise<ChangeResult>;
 }
 
 const NoParams = Type.Object({}, { additionalProperties: false });
 const Seconds = (max: number) => Type.Integer({ minimum: 0, maximum: max });
-
-async function checkKey(ctx: ConsoleContext, tenantId: string, target: string) {
-  const key = await getApiKey(ctx.deps, tenantId, target);
-  if (key.revokedAt !== null) throw new DomainError('conflict', 'this API key is already revoked');
-}
 
 async function checkEndpoint(ctx: ConsoleContext, tenantId: string, target: string) {
   await getWebhookEndpoint(ctx.deps, tenantId, target);
@@ -44,27 +68,8 @@ async function checkEndpoint(ctx: ConsoleContext, tenantId: string, target: stri
 
 /** The console's dangerous changes: each needs the member's passkey (docs/console.md). */
 export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
-  'api-key.revoke': {
-    permission: 'keys',
-    params: NoParams,
-    check: checkKey,
-    execute: async (ctx, tenantId, target) => {
-      const key = await revokeApiKey(ctx.deps, tenantId, target, OWNER_SCOPES);
-      return { message: `API key ${key.name} (${key.prefix}…) is revoked.` };
-    },
-  },
-  'api-key.rotate': {
-    permission: 'keys',
-    params: Type.Object({ graceSeconds: Seconds(30 * 86400) }, { additionalProperties: false }),
-    check: checkKey,
-    execute: async (ctx, tenantId, target, params: { graceSeconds: number }) => {
-      const rotated = await rotateApiKey(ctx.deps, tenantId, target, params.graceSeconds, OWNER_SCOPES);
-      return {
-        message: `API key ${rotated.key.name} was rotated; the old secret works until ${rotated.previous.expiresAt ?? 'now'}. Copy the new secret now: it is shown only once.`,
-        secret: rotated.secret,
-      };
-    },
-  },
+  ...KEY_CHANGES,
+  ...WEBHOOK_CHANGES,
   'webhook.delete': {
     permission: 'webhooks',
     params: NoParams,
@@ -89,13 +94,49 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
   'policy.change': {
     permission: 'policy',
     params: PolicyBody,
-    check: async (_ctx, _tenantId, target) => {
+    check: async (_ctx, _tenantId, target, params) => {
       if (target !== 'policy') throw notFound('the policy');
+      // Refused now, not after the member's passkey approved a change that cannot be saved.
+      checkRelyingParty(params as PolicyBody);
     },
     execute: async (ctx, tenantId, _target, params: PolicyBody) => {
       const version = await putPolicy(ctx.deps, tenantId, params);
       return { message: `Policy version ${version.version} is in force.`, redirect: '/console/policy' };
     },
+  },
+  'member.invite': {
+    permission: 'members',
+    params: Type.Object(
+      { role: Type.Union(CONSOLE_ROLES.map((r) => Type.Literal(r))) },
+      { additionalProperties: false },
+    ),
+    check: async (_ctx, _tenantId, target, params: { role: ConsoleRole }, member) => {
+      if (target !== 'new') throw notFound('the invite to create');
+      requireGrantableRole(member, params.role);
+    },
+    execute: async (ctx, tenantId, _target, params: { role: ConsoleRole }, member) => {
+      const input = { tenantId, role: params.role, createdBy: member.id };
+      const { invite, inviteUrl } = await createInvite(ctx.deps, ctx.settings, input);
+      return {
+        message: `Invite link for a new ${invite.role}, valid until ${when(invite.expiresAt)}. Copy it now and send it only to that person: it is shown once.`,
+        secret: inviteUrl,
+        secretLabel: 'the invite link',
+        created: invite.id,
+      };
+    },
+  },
+  'member.passkey.start': {
+    permission: null,
+    params: NoParams,
+    check: async (_ctx, _tenantId, target, _params, member) => {
+      if (target !== member.id) {
+        throw new DomainError('forbidden', 'a member adds passkeys only to itself');
+      }
+    },
+    execute: async (ctx, _tenantId, _target, _params, member) => ({
+      message: 'Your passkey approved it; now create the new passkey.',
+      registration: await startMemberPasskey(ctx.deps, ctx.settings, member),
+    }),
   },
   'member.remove': {
     permission: 'members',
@@ -118,7 +159,8 @@ export function resolveChange(
   kind: string,
   params: unknown,
 ): { change: DangerousChange; params: Record<string, unknown> } {
-  const change = DANGEROUS_CHANGES[kind];
+  // Own members only: `__proto__`, `constructor` or `toString` are unknown kinds, not Object's.
+  const change = Object.hasOwn(DANGEROUS_CHANGES, kind) ? DANGEROUS_CHANGES[kind] : undefined;
   if (!change)
     throw new DomainError('invalid_request', `unknown change ${kind}`, [
       { field: '/kind', message: 'unknown' },

@@ -1,17 +1,19 @@
-import { SCOPES, type ApiKey } from '@presence/contract';
+import { SCOPES, type ApiKey, type Scope } from '@presence/contract';
 import { Type } from '@sinclair/typebox';
-import { createApiKey } from '../../../domain/api-keys/create-api-key.js';
-import { OWNER_SCOPES } from '../../../domain/api-keys/check-grantable-scopes.js';
 import { listApiKeys } from '../../../domain/api-keys/manage-api-keys.js';
-import { mayChange } from '../../../domain/console/permissions.js';
+import { createMemberKey } from '../../../domain/console/create-member-key.js';
+import { GATED_SCOPES, mayChange, scopesOfRole } from '../../../domain/console/permissions.js';
 import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
 import { action, audit, Form, page, type View } from '../routes.js';
 import { badge, csrfField, dangerForm, stackedTable, secretOnce, when } from '../widgets.js';
+import { NEW_KEY_TARGET } from './key-changes.js';
+import { SCOPE_DESCRIPTIONS, SCOPE_PRESETS } from './key-scopes.js';
 
+// No minItems: an empty choice reaches the domain, which says "Choose at least one scope".
 const CreateKeyForm = Form({
   name: Type.String({ minLength: 1, maxLength: 100 }),
-  scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { minItems: 1, uniqueItems: true }),
+  scopes: Type.Optional(Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { uniqueItems: true })),
 });
 
 function state(k: ApiKey): SafeHtml {
@@ -20,8 +22,9 @@ function state(k: ApiKey): SafeHtml {
   return badge('active', 'ok');
 }
 
-function keyRow(view: View, k: ApiKey, canChange: boolean): SafeHtml {
+function keyRow(view: View, k: ApiKey, roleScopes: readonly Scope[] | null): SafeHtml {
   const active = k.revokedAt === null;
+  const canChange = roleScopes !== null && k.scopes.every((s) => roleScopes.includes(s));
   const controls =
     canChange && active
       ? html`${dangerForm({
@@ -49,21 +52,51 @@ function keyRow(view: View, k: ApiKey, canChange: boolean): SafeHtml {
   </tr>`;
 }
 
-function createForm(view: View): SafeHtml {
-  return html`<section class="card" aria-labelledby="create-key-title">
+function scopeChoice(scope: Scope, allowed: boolean, role: string): SafeHtml {
+  const gated = GATED_SCOPES.includes(scope);
+  return html`<label class="scope-choice"
+    ><input type="checkbox" name="scopes" value="${scope}" ${allowed ? '' : html`disabled`} />
+    <span
+      ><code>${scope}</code>${gated ? html` ${badge('passkey', 'warn')}` : ''}
+      <span class="muted"
+        >${SCOPE_DESCRIPTIONS[scope]}${allowed ? '' : ` (not for the ${role} role)`}</span
+      ></span
+    ></label
+  >`;
+}
+
+function createForm(view: View, roleScopes: readonly Scope[]): SafeHtml {
+  const role = view.signedIn.member.role;
+  return html`<section class="card wide" aria-labelledby="create-key-title">
     <h2 id="create-key-title">Create an API key</h2>
-    <form method="post" action="/console/keys">
+    <form
+      method="post"
+      action="/console/keys"
+      data-approve="api-key.create"
+      data-target="${NEW_KEY_TARGET}"
+      data-approve-when="${GATED_SCOPES.join(' ')}"
+    >
       ${csrfField(view.csrf)}
       <p><label for="key-name">Name</label><input id="key-name" name="name" required maxlength="100" /></p>
       <fieldset>
         <legend>Scopes (grant only what the caller needs)</legend>
-        <div class="checks">
-          ${SCOPES.map(
-            (s) =>
-              html`<label><input type="checkbox" name="scopes" value="${s}" /> <code>${s}</code></label>`,
+        <p class="presets" data-presets hidden>
+          Start from:
+          ${SCOPE_PRESETS.map(
+            (p) =>
+              html`<button type="button" class="secondary" data-preset="${p.scopes.join(' ')}">
+                ${p.label}
+              </button>`,
           )}
+        </p>
+        <div class="checks scope-list">
+          ${SCOPES.map((s) => scopeChoice(s, roleScopes.includes(s), role))}
         </div>
       </fieldset>
+      <p class="muted">
+        A key with a scope marked ${badge('passkey', 'warn')} can change what your passkey protects, so it is
+        created only after your passkey approves it.
+      </p>
       <button type="submit">Create API key</button>
     </form>
   </section>`;
@@ -71,18 +104,22 @@ function createForm(view: View): SafeHtml {
 
 async function keysBody(view: View, created?: SafeHtml): Promise<SafeHtml> {
   const keys = (await listApiKeys(view.ctx.deps, view.tenantId, { limit: 200 })).items;
-  const canChange = mayChange(view.signedIn.member.role, 'keys');
+  const role = view.signedIn.member.role;
+  const roleScopes = mayChange(role, 'keys') ? scopesOfRole(role) : null;
   return html`${created ?? ''}
     <section class="card wide" aria-labelledby="keys-title">
       <h2 id="keys-title">Keys</h2>
       ${stackedTable(
         ['Name', 'Prefix', 'Scopes', 'Created', 'Last used', 'State', 'Actions'],
-        keys.map((k) => keyRow(view, k, canChange)),
+        keys.map((k) => keyRow(view, k, roleScopes)),
         'No API keys.',
       )}
-      <p class="muted">Rotating or revoking a key asks for your passkey.</p>
+      <p class="muted">
+        Rotating or revoking a key asks for your passkey; you can change only keys whose scopes your role may
+        use.
+      </p>
     </section>
-    ${canChange ? createForm(view) : ''}`;
+    ${roleScopes ? createForm(view, roleScopes) : ''}`;
 }
 
 export function keyPages(app: App): void {
@@ -93,9 +130,9 @@ export function keyPages(app: App): void {
   }));
 
   action(app, '/console/keys', { body: CreateKeyForm }, 'keys', async ({ view, body }) => {
-    // A member allowed to manage keys acts for the tenant's owner, like the CLI: any scope is grantable.
-    const input = { name: body.name, scopes: body.scopes };
-    const { key, secret } = await createApiKey(view.ctx.deps, view.tenantId, input, OWNER_SCOPES);
+    // Without the passkey: only scopes the role may use, and none that changes what the gate protects.
+    const input = { name: body.name, scopes: body.scopes ?? [] };
+    const { key, secret } = await createMemberKey(view.ctx.deps, view.signedIn.member, input, false);
     await audit(view, 'api-key.create', key.keyId, { name: key.name, scopes: key.scopes });
     return {
       title: 'API keys',

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { createInvite } from '../../../domain/console/create-invite.js';
 import { listMemberPasskeys, removeMemberPasskey } from '../../../domain/console/manage-members.js';
 import { mayChange } from '../../../domain/console/permissions.js';
 import { CONSOLE_ROLES, type MemberRecord } from '../../../domain/console/ports.js';
@@ -7,11 +6,10 @@ import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
 import { action, audit, Form, page, type View } from '../routes.js';
 import { RegisterCredentialBody } from '@presence/contract';
-import { addMemberPasskey, startMemberPasskey } from '../../../domain/console/add-member-passkey.js';
+import { addMemberPasskey } from '../../../domain/console/add-member-passkey.js';
 import { checkCsrf, consoleRequest, memberOf } from '../console-context.js';
-import { csrfField, dangerForm, plainForm, secretOnce, when } from '../widgets.js';
+import { dangerForm, plainForm, when } from '../widgets.js';
 
-const InviteForm = Form({ role: Type.Union(CONSOLE_ROLES.map((r) => Type.Literal(r))) });
 const PasskeyParams = Type.Object({
   memberId: Type.String({ pattern: '^mem_[0-9A-HJKMNP-TV-Z]{26}$' }),
   credentialId: Type.String({ pattern: '^cred_[0-9A-HJKMNP-TV-Z]{26}$' }),
@@ -35,7 +33,9 @@ async function memberCard(view: View, m: MemberRecord, owner: boolean): Promise<
     ${
       self
         ? html`<p>
-            <button type="button" class="secondary" data-add-passkey>Add a passkey on this device</button>
+            <button type="button" class="secondary" data-add-passkey="${m.id}">
+              Add a passkey on this device
+            </button>
             <span id="passkey-status" class="status" role="status" aria-live="polite"></span>
           </p>`
         : ''
@@ -68,16 +68,18 @@ async function membersBody(view: View, shown?: SafeHtml): Promise<SafeHtml> {
       }
       ${
         owner
-          ? html`<form method="post" action="/console/members/invites" class="search">
-              ${csrfField(view.csrf)}
-              <label
+          ? dangerForm({
+              kind: 'member.invite',
+              target: 'new',
+              label: 'Create an invite link',
+              csrf: view.csrf,
+              fields: html`<label class="compact"
                 >Role
                 <select name="role">
                   ${CONSOLE_ROLES.map((r) => html`<option value="${r}" ${r === 'developer' ? html`selected` : ''}>${r}</option>`)}
                 </select></label
-              >
-              <button type="submit">Create an invite link</button>
-            </form>`
+              >`,
+            })
           : ''
       }
     </section>
@@ -88,11 +90,7 @@ async function membersBody(view: View, shown?: SafeHtml): Promise<SafeHtml> {
 }
 
 export function memberPages(app: App): void {
-  app.post('/console/api/passkeys/options', { schema: { hide: true } }, async (request) => {
-    checkCsrf(request);
-    const { member } = memberOf(request);
-    return startMemberPasskey(consoleRequest(request).ctx.deps, consoleRequest(request).ctx.settings, member);
-  });
+  // Its registration options come from the approved change `member.passkey.start`.
   app.post(
     '/console/api/passkeys',
     { schema: { hide: true, body: RegisterCredentialBody } },
@@ -109,20 +107,6 @@ export function memberPages(app: App): void {
     nav: '/console/members',
     body: await membersBody(view),
   }));
-
-  action(app, '/console/members/invites', { body: InviteForm }, 'members', async ({ view, body }) => {
-    const { invite, inviteUrl } = await createInvite(view.ctx.deps, view.ctx.settings, {
-      tenantId: view.tenantId,
-      role: body.role,
-      createdBy: view.signedIn.member.id,
-    });
-    await audit(view, 'member.invite', invite.id, { role: invite.role });
-    return {
-      title: 'Members',
-      nav: '/console/members',
-      body: await membersBody(view, secretOnce(`Invite link for a new ${invite.role}`, inviteUrl)),
-    };
-  });
 
   action(
     app,

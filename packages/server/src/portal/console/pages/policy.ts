@@ -39,6 +39,7 @@ function editable(rules: PolicyRules) {
     allowedOrigins: rules.allowedOrigins,
     allowCrossOrigin: rules.allowCrossOrigin,
     allowedTopOrigins: rules.allowedTopOrigins,
+    ...(rules.relatedOrigins ? { relatedOrigins: rules.relatedOrigins } : {}),
     challengeTtlSeconds: rules.challengeTtlSeconds,
     registrationTtlSeconds: rules.registrationTtlSeconds,
     allowedAlgorithms: rules.allowedAlgorithms,

@@ -7,13 +7,14 @@ import { getReceipt } from '../../../domain/receipts/get-receipt.js';
 import { listReceipts } from '../../../domain/receipts/list-receipts.js';
 import { sendExportPack } from '../../../http/send-export-pack.js';
 import type { App } from '../../../http/types.js';
+import { UTC_MINUTE } from '../../../http/validators.js';
 import { html, type SafeHtml } from '../../html.js';
 import { consoleRequest, memberOf } from '../console-context.js';
 import { page, type View } from '../routes.js';
 import { badge, empty, when } from '../widgets.js';
 
-/** The browser's datetime-local value, read as UTC. */
-const LocalTime = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}$' });
+/** The browser's datetime-local value, read as UTC; a real minute (`2026-02-30T25:61` is a 400). */
+const LocalTime = Type.String({ format: UTC_MINUTE });
 const SearchQuery = Type.Object(
   {
     from: Type.Optional(Type.Union([LocalTime, Type.Literal('')])),

@@ -12,6 +12,7 @@ import {
   updateWebhookEndpoint,
 } from '../../../domain/webhooks/manage-webhook-endpoints.js';
 import type { App } from '../../../http/types.js';
+import { UTC_MINUTE, utcMinuteMs } from '../../../http/validators.js';
 import { html, type SafeHtml } from '../../html.js';
 import { action, audit, Form, page, type View } from '../routes.js';
 import { badge, dangerForm, empty, plainForm, when } from '../widgets.js';
@@ -23,7 +24,8 @@ const DeliveryParams = Type.Object({
   deliveryId: Type.String({ pattern: '^dlv_[0-9A-HJKMNP-TV-Z]{26}$' }),
 });
 const Empty = Form({});
-const RecoverForm = Form({ since: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}$' }) });
+/** A real minute (`utc-minute`): an impossible date is a 400 before anything is requeued. */
+const RecoverForm = Form({ since: Type.String({ format: UTC_MINUTE }) });
 
 function attempts(d: WebhookDelivery): SafeHtml {
   if (d.attempts.length === 0) return html`<span class="muted">no attempt yet</span>`;
@@ -174,7 +176,7 @@ export function webhookEndpointPages(app: App): void {
     { body: RecoverForm, params: EndpointParams },
     'webhooks',
     async ({ view, params, body }) => {
-      const since = Date.parse(`${body.since}:00Z`);
+      const since = utcMinuteMs(body.since)!;
       const { requeued } = await recoverWebhookDeliveries(view.ctx.deps, view.tenantId, params.id, since);
       await audit(view, 'webhook.recover', params.id, { since: new Date(since).toISOString(), requeued });
       return back(params.id);

@@ -1,23 +1,11 @@
-import { WEBHOOK_EVENT_TYPES, WebhookUrl, type WebhookEndpoint } from '@presence/contract';
-import { Type } from '@sinclair/typebox';
+import { WEBHOOK_EVENT_TYPES, type WebhookEndpoint } from '@presence/contract';
 import { mayChange } from '../../../domain/console/permissions.js';
-import {
-  createWebhookEndpoint,
-  listWebhookEndpoints,
-} from '../../../domain/webhooks/manage-webhook-endpoints.js';
+import { listWebhookEndpoints } from '../../../domain/webhooks/manage-webhook-endpoints.js';
 import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
-import { action, audit, Form, page, type View } from '../routes.js';
-import { badge, csrfField, empty, secretOnce, when } from '../widgets.js';
-
-const CreateEndpointForm = Form({
-  url: WebhookUrl,
-  description: Type.Optional(Type.String({ maxLength: 200 })),
-  events: Type.Array(Type.Union(WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t))), {
-    minItems: 1,
-    uniqueItems: true,
-  }),
-});
+import { page, type View } from '../routes.js';
+import { badge, csrfField, empty, when } from '../widgets.js';
+import { NEW_ENDPOINT_TARGET } from './webhook-changes.js';
 
 export function endpointState(e: WebhookEndpoint): SafeHtml {
   if (!e.enabled) return badge(`disabled${e.disabledReason ? `: ${e.disabledReason}` : ''}`, 'bad');
@@ -28,7 +16,12 @@ export function endpointState(e: WebhookEndpoint): SafeHtml {
 function createForm(view: View): SafeHtml {
   return html`<section class="card" aria-labelledby="create-hook-title">
     <h2 id="create-hook-title">Add an endpoint</h2>
-    <form method="post" action="/console/webhooks">
+    <form
+      method="post"
+      action="/console/approve"
+      data-approve="webhook.create"
+      data-target="${NEW_ENDPOINT_TARGET}"
+    >
       ${csrfField(view.csrf)}
       <p>
         <label for="hook-url">URL (https, publicly reachable)</label
@@ -49,15 +42,15 @@ function createForm(view: View): SafeHtml {
           )}
         </div>
       </fieldset>
+      <p class="muted">An endpoint receives your tenant's events, so adding one asks for your passkey.</p>
       <button type="submit">Add endpoint</button>
     </form>
   </section>`;
 }
 
-async function webhooksBody(view: View, created?: SafeHtml): Promise<SafeHtml> {
+async function webhooksBody(view: View): Promise<SafeHtml> {
   const endpoints = (await listWebhookEndpoints(view.ctx.deps, view.tenantId, { limit: 200 })).items;
-  return html`${created ?? ''}
-    <section class="card wide" aria-labelledby="hooks-title">
+  return html`<section class="card wide" aria-labelledby="hooks-title">
       <h2 id="hooks-title">Endpoints</h2>
       ${
         endpoints.length === 0
@@ -99,18 +92,4 @@ export function webhookPages(app: App): void {
     nav: '/console/webhooks',
     body: await webhooksBody(view),
   }));
-
-  action(app, '/console/webhooks', { body: CreateEndpointForm }, 'webhooks', async ({ view, body }) => {
-    const { endpoint, secret } = await createWebhookEndpoint(view.ctx.deps, view.tenantId, {
-      url: body.url,
-      events: body.events,
-      ...(body.description ? { description: body.description } : {}),
-    });
-    await audit(view, 'webhook.create', endpoint.id, { url: endpoint.url, events: endpoint.events });
-    const shown = html`${secretOnce('Signing secret', secret)}
-      <p>
-        <a href="/console/webhooks/${endpoint.id}">Open the endpoint ${endpoint.url}</a> to send a test event.
-      </p>`;
-    return { title: 'Webhooks', nav: '/console/webhooks', body: await webhooksBody(view, shown) };
-  });
 }

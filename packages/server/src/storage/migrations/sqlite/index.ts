@@ -9,6 +9,8 @@ import * as retention from './0010-retention.js';
 import * as observability from './0012-observability.js';
 import * as consoleTables from './0009-console.js';
 import * as receiptLogClaims from './0013-receipt-log-claims.js';
+import * as approvals from './0014-approvals.js';
+import * as singleUse from './0015-single-use.js';
 
 /** Every sqlite migration, in order. Add new ones at the end; never edit an applied one. */
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
@@ -22,4 +24,6 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { id: '0012-observability', up: observability.up },
   { id: '0009-console', up: consoleTables.up },
   { id: '0013-receipt-log-claims', up: receiptLogClaims.up },
+  { id: '0014-approvals', up: approvals.up },
+  { id: '0015-single-use', up: singleUse.up },
 ];

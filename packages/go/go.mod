@@ -1,0 +1,3 @@
+module presence.dev/guard
+
+go 1.19

@@ -1,0 +1,187 @@
+package presenceguard
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+	"time"
+)
+
+// The shared vectors: conformance/cross-language/ at the repository root, or $PRESENCE_VECTORS.
+func vectorsDir() string {
+	if dir := os.Getenv("PRESENCE_VECTORS"); dir != "" {
+		return dir
+	}
+	return filepath.Join("..", "..", "conformance", "cross-language")
+}
+
+func load(t *testing.T, name string, into interface{}) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(vectorsDir(), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, into); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func keysFile(t *testing.T, name string) []ServiceKey {
+	data, err := os.ReadFile(filepath.Join(vectorsDir(), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := ParseKeys(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
+type expectation struct {
+	Valid  bool     `json:"valid"`
+	Failed []string `json:"failed"`
+}
+
+func sameFailures(t *testing.T, report *Report, want expectation) {
+	t.Helper()
+	got := report.Failed()
+	sort.Strings(got)
+	sort.Strings(want.Failed)
+	if !reflect.DeepEqual(got, want.Failed) || report.Valid != want.Valid {
+		t.Errorf("failed %v, want %v; checks %+v", got, want.Failed, report.Checks)
+	}
+}
+
+func TestCanonicalization(t *testing.T) {
+	var data struct {
+		Cases  []struct{ Name, InputText, Canonical, Sha256Hex string }
+		Errors []struct{ Name, InputText string }
+	}
+	load(t, "canonicalization.json", &data)
+	if len(data.Cases) < 40 {
+		t.Fatalf("only %d cases", len(data.Cases))
+	}
+	for _, c := range data.Cases {
+		got, err := Canonicalize(json.RawMessage(c.InputText))
+		hash, _ := ActionHash(json.RawMessage(c.InputText))
+		if err != nil || string(got) != c.Canonical || hash != c.Sha256Hex {
+			t.Errorf("%s: got %s (%v), want %s", c.Name, got, err, c.Canonical)
+		}
+	}
+	for _, c := range data.Errors {
+		if _, err := Canonicalize(json.RawMessage(c.InputText)); err == nil {
+			t.Errorf("%s: no error", c.Name)
+		}
+	}
+	var actions []struct {
+		Name          string
+		Action        json.RawMessage
+		Canonical     string
+		ActionHashHex string
+	}
+	load(t, "action-hashes.json", &actions)
+	for _, c := range actions {
+		if hash, err := ActionHash(c.Action); err != nil || hash != c.ActionHashHex {
+			t.Errorf("%s: %s %v", c.Name, hash, err)
+		}
+	}
+}
+
+func TestReceipts(t *testing.T) {
+	var vectors []struct {
+		Name          string
+		Keys          string
+		Signed        json.RawMessage
+		Action        json.RawMessage
+		MaxAgeSeconds float64
+		Now           int64
+		Expect        expectation
+	}
+	load(t, "receipts.json", &vectors)
+	for _, v := range vectors {
+		t.Run(v.Name, func(t *testing.T) {
+			options := Options{MaxAge: time.Duration(v.MaxAgeSeconds * float64(time.Second)), Now: time.Unix(v.Now, 0)}
+			if v.Action != nil {
+				options.Action = v.Action
+			}
+			sameFailures(t, VerifyReceipt(v.Signed, keysFile(t, v.Keys), options), v.Expect)
+		})
+	}
+}
+
+func TestApprovalSets(t *testing.T) {
+	var vectors []struct {
+		Name     string
+		Keys     string
+		Evidence json.RawMessage
+		Action   json.RawMessage
+		Expect   expectation
+	}
+	load(t, "approval-sets.json", &vectors)
+	for _, v := range vectors {
+		t.Run(v.Name, func(t *testing.T) {
+			options := Options{}
+			if v.Action != nil {
+				options.Action = v.Action
+			}
+			sameFailures(t, VerifyApprovalSet(v.Evidence, keysFile(t, v.Keys), options), v.Expect)
+		})
+	}
+}
+
+func TestWebhooks(t *testing.T) {
+	var vectors []struct {
+		Name    string
+		Secrets []string
+		Headers map[string]string
+		RawBody string
+		Now     int64
+		Expect  struct {
+			Valid  bool
+			Scheme string
+			Error  string
+		}
+	}
+	load(t, "webhooks.json", &vectors)
+	for _, v := range vectors {
+		t.Run(v.Name, func(t *testing.T) {
+			headers := http.Header{}
+			for k, value := range v.Headers {
+				headers.Set(k, value)
+			}
+			delivery, err := VerifyWebhookWith(headers, []byte(v.RawBody), WebhookOptions{Secrets: v.Secrets, Now: time.Unix(v.Now, 0)})
+			if v.Expect.Valid {
+				if err != nil || delivery.Scheme != v.Expect.Scheme {
+					t.Errorf("got %v, %+v", err, delivery)
+				}
+				return
+			}
+			webhookErr, ok := err.(*WebhookError)
+			if !ok || webhookErr.Code != v.Expect.Error {
+				t.Errorf("got %v, want %s", err, v.Expect.Error)
+			}
+		})
+	}
+}
+
+func TestGoValuesHashLikeTheirJSON(t *testing.T) {
+	fromGo, err := ActionHash(map[string]interface{}{"type": "refund", "amount": "0.10", "n": 3, "f": 0.5, "ok": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromText, _ := ActionHash(json.RawMessage(`{"f":0.5,"n":3.0,"ok":true,"amount":"0.10","type":"refund"}`))
+	type action struct {
+		Type   string `json:"type"`
+		Amount string `json:"amount"`
+	}
+	fromStruct, _ := ActionHash(action{"refund", "0.10"})
+	fromMap, _ := ActionHash(map[string]string{"amount": "0.10", "type": "refund"})
+	if fromGo != fromText || fromStruct != fromMap {
+		t.Errorf("%s %s %s %s", fromGo, fromText, fromStruct, fromMap)
+	}
+}

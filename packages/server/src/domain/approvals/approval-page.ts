@@ -1,0 +1,106 @@
+import type { ApprovalPageState } from '@presence/contract';
+import type { Deps } from '../deps.js';
+import { toIso } from '../encoding.js';
+import { DomainError, notFound } from '../errors.js';
+import { currentPolicyForChallenge } from '../policy/get-policy.js';
+import type { PolicyRules } from '@presence/contract';
+import { effectiveStatus } from './approval-view.js';
+import { rejectionActionHashHex } from './approval-set.js';
+import type { LinkSettings } from './create-approval.js';
+import { hashLinkToken } from './link-token.js';
+import type { ApprovalRecord } from './ports.js';
+
+type PageDeps = Pick<Deps, 'store' | 'clock' | 'currentPolicies'>;
+
+/** The approval a link token names; 404 when none (an unknown token reveals nothing more). */
+export async function approvalOfToken(deps: Pick<Deps, 'store'>, token: string): Promise<ApprovalRecord> {
+  const approval = await deps.store.approvals.approvals.getByTokenHash(hashLinkToken(token));
+  if (!approval) throw notFound('the approval link');
+  return approval;
+}
+
+/** Refuses a ceremony on an approval that is no longer pending (410 link_expired). */
+export function requirePending(approval: ApprovalRecord, now: number): void {
+  const status = effectiveStatus(approval, now);
+  if (status !== 'pending') {
+    throw new DomainError('link_expired', `the approval is ${status}; it can no longer be decided`);
+  }
+}
+
+/** What the hosted approval page shows: everything a person needs to decide, and nothing to act on without a passkey. */
+export async function readApprovalPage(
+  deps: PageDeps,
+  token: string,
+  links: LinkSettings,
+): Promise<ApprovalPageState> {
+  return approvalPageState(deps, await approvalOfToken(deps, token), links);
+}
+
+export async function approvalPageState(
+  deps: PageDeps,
+  approval: ApprovalRecord,
+  links: LinkSettings,
+): Promise<ApprovalPageState> {
+  const { tenantId } = approval;
+  const [tenant, approvers, policy] = await Promise.all([
+    deps.store.tenants.get(tenantId),
+    deps.store.approvals.approvers.listFor(tenantId, [approval.id]),
+    currentPolicyForChallenge(deps, tenantId),
+  ]);
+  const status = effectiveStatus(approval, deps.clock.now());
+  return {
+    approvalId: approval.id,
+    tenantName: tenant?.name ?? tenantId,
+    status,
+    title: approval.title,
+    action: JSON.parse(approval.actionJson) as Record<string, unknown>,
+    canonicalJson: approval.actionJson,
+    actionHashHex: approval.actionHashHex,
+    rejectionActionHashHex: rejectionActionHashHex(approval),
+    bindingCode: approval.bindingCode,
+    initiator: approval.initiator,
+    required: approval.required,
+    approvedCount: approvers.filter((a) => a.decision === 'approved').length,
+    rejectedCount: approvers.filter((a) => a.decision === 'rejected').length,
+    approvers: approvers.map((a) => ({
+      subject: a.subject,
+      decision: a.decision,
+      decidedAt: a.decidedAt === null ? null : toIso(a.decidedAt),
+    })),
+    expiresAt: toIso(approval.expiresAt),
+    createdAt: toIso(approval.createdAt),
+    decidedAt:
+      approval.decidedAt !== null
+        ? toIso(approval.decidedAt)
+        : status === 'expired'
+          ? toIso(approval.expiresAt)
+          : null,
+    rpId: policy.rules.rpId,
+    setupProblem: setupProblem(policy.rules, links.publicOrigin),
+  };
+}
+
+/**
+ * Whether a passkey ceremony can work on the page's origin under the tenant's policy (WebAuthn:
+ * the rpId must be the origin's host or a registrable suffix of it, and the policy must allow the
+ * origin); otherwise what the operator must change.
+ */
+export function setupProblem(
+  rules: Pick<PolicyRules, 'rpId' | 'allowedOrigins'>,
+  publicOrigin: string,
+): string | null {
+  const host = new URL(publicOrigin).hostname;
+  const hostFits = host === rules.rpId || host.endsWith(`.${rules.rpId}`);
+  const allowed = rules.allowedOrigins.includes(publicOrigin);
+  if (hostFits && allowed) return null;
+  const steps: string[] = [];
+  if (!hostFits) {
+    steps.push(
+      `the tenant's rpId "${rules.rpId}" is not the host of the public origin ${publicOrigin} nor a suffix of it: set PRESENCE_PUBLIC_ORIGIN to an origin under ${rules.rpId}, or serve ${publicOrigin} as a related origin of ${rules.rpId} (https://${rules.rpId}/.well-known/webauthn)`,
+    );
+  }
+  if (!allowed) {
+    steps.push(`add "${publicOrigin}" to the policy's allowedOrigins (PUT /v1/policy)`);
+  }
+  return `Passkeys cannot be used on this page yet: ${steps.join('; and ')}.`;
+}

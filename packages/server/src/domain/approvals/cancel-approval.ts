@@ -1,0 +1,51 @@
+import type { Approval } from '@presence/contract';
+import type { Deps } from '../deps.js';
+import { DomainError, notFound } from '../errors.js';
+import { recordEvent } from '../events/record-event.js';
+import { viewOf } from './read-approval.js';
+import type { ApprovalActor } from './create-approval.js';
+import { recordAudit } from '../console/record-audit.js';
+
+type CancelDeps = Pick<Deps, 'store' | 'clock' | 'random' | 'approvalWaiters'>;
+
+/**
+ * Cancels a pending approval: one compare-and-set with its `approval.cancelled` event in the same
+ * transaction; 409 approval_not_pending otherwise (approved, rejected, expired or cancelled).
+ */
+export async function cancelApproval(
+  deps: CancelDeps,
+  tenantId: string,
+  approvalId: string,
+  actor: ApprovalActor,
+): Promise<Approval> {
+  const view = await deps.store.transaction(async (tx) => {
+    const approval = await tx.approvals.approvals.get(tenantId, approvalId);
+    if (!approval) throw notFound('the approval');
+    const now = deps.clock.now();
+    if (!(await tx.approvals.approvals.lockPending(tenantId, approvalId, now))) {
+      throw new DomainError(
+        'approval_not_pending',
+        `the approval is ${effective(approval.status, approval.expiresAt <= now)}; only a pending approval can be cancelled`,
+      );
+    }
+    await tx.approvals.approvals.finish(tenantId, approvalId, 'cancelled', now);
+    await tx.approvals.uniqueActions.release(tenantId, approval.actionHashHex, approval.id);
+    const cancelled = await viewOf(deps, tx, { ...approval, status: 'cancelled', decidedAt: now });
+    await recordEvent(deps, tx, tenantId, 'approval.cancelled', cancelled);
+    const detail = { apiKeyId: actor.apiKeyId, actionHashHex: approval.actionHashHex };
+    await recordAudit(deps, tx, {
+      tenantId,
+      memberId: null,
+      action: 'approval.cancelled',
+      target: approvalId,
+      detail,
+    });
+    return cancelled;
+  });
+  deps.approvalWaiters.signal(approvalId);
+  return view;
+}
+
+function effective(status: string, expired: boolean): string {
+  return status === 'pending' && expired ? 'expired' : status;
+}

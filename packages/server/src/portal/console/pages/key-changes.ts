@@ -1,0 +1,78 @@
+import { SCOPES } from '@presence/contract';
+import { Type } from '@sinclair/typebox';
+import { getApiKey, revokeApiKey, rotateApiKey } from '../../../domain/api-keys/manage-api-keys.js';
+import {
+  checkMemberKeyScopes,
+  createMemberKey,
+  type MemberKeyInput,
+} from '../../../domain/console/create-member-key.js';
+import { scopesOfRole } from '../../../domain/console/permissions.js';
+import type { MemberRecord } from '../../../domain/console/ports.js';
+import { DomainError, notFound } from '../../../domain/errors.js';
+import type { ConsoleContext } from '../console-context.js';
+import type { DangerousChange } from './dangerous-changes.js';
+
+/** The target of a key that does not exist yet. */
+export const NEW_KEY_TARGET = 'new';
+
+export const KeyParams = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { uniqueItems: true }),
+  },
+  { additionalProperties: false },
+);
+
+/** A live key of the tenant whose every scope the member's role may use. */
+function checkKey(verb: 'rotate' | 'revoke') {
+  return async (ctx: ConsoleContext, tenantId: string, target: string, _p: never, member: MemberRecord) => {
+    const key = await getApiKey(ctx.deps, tenantId, target);
+    if (key.revokedAt !== null) throw new DomainError('conflict', 'this API key is already revoked');
+    checkMemberKeyScopes(member, key.scopes, verb);
+  };
+}
+
+/** The console's key changes that need the member's passkey (docs/security.md). */
+export const KEY_CHANGES: Record<string, DangerousChange> = {
+  'api-key.create': {
+    permission: 'keys',
+    params: KeyParams,
+    check: async (_ctx, _tenantId, target, params: MemberKeyInput, member) => {
+      if (target !== NEW_KEY_TARGET) throw notFound('the key to create');
+      checkMemberKeyScopes(member, params.scopes, 'create');
+    },
+    execute: async (ctx, _tenantId, _target, params: MemberKeyInput, member) => {
+      const { key, secret } = await createMemberKey(ctx.deps, member, params, true);
+      return {
+        message: `API key ${key.name} (${key.prefix}…) was created with ${key.scopes.join(', ')}. Copy the secret now: it is shown only once.`,
+        secret,
+        created: key.keyId,
+      };
+    },
+  },
+  'api-key.revoke': {
+    permission: 'keys',
+    params: Type.Object({}, { additionalProperties: false }),
+    check: checkKey('revoke'),
+    execute: async (ctx, tenantId, target, _params, member) => {
+      const key = await revokeApiKey(ctx.deps, tenantId, target, scopesOfRole(member.role));
+      return { message: `API key ${key.name} (${key.prefix}…) is revoked.` };
+    },
+  },
+  'api-key.rotate': {
+    permission: 'keys',
+    params: Type.Object(
+      { graceSeconds: Type.Integer({ minimum: 0, maximum: 30 * 86400 }) },
+      { additionalProperties: false },
+    ),
+    check: checkKey('rotate'),
+    execute: async (ctx, tenantId, target, params: { graceSeconds: number }, member) => {
+      const grantor = scopesOfRole(member.role);
+      const rotated = await rotateApiKey(ctx.deps, tenantId, target, params.graceSeconds, grantor);
+      return {
+        message: `API key ${rotated.key.name} was rotated; the old secret works until ${rotated.previous.expiresAt ?? 'now'}. Copy the new secret now: it is shown only once.`,
+        secret: rotated.secret,
+      };
+    },
+  },
+};

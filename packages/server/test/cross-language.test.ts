@@ -1,0 +1,167 @@
+/**
+ * The executor's guards in the three languages (docs/executor-guards.md): the Python package's
+ * and the Go module's own suites over every shared vector (conformance/cross-language/), and each
+ * language's command line, plus the TypeScript SDK, on a receipt and an approval set made just now
+ * by a running service on each database. Without python3 + cryptography or go, the suite skips
+ * with the reason printed; with CI=true it fails instead (.ci/run installs both from Debian).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { checkEvidence, computeActionHashSync, type ServiceKey } from '@presence/sdk/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assembleApprovalSet, receiptOf } from './support/cross-language/approval-evidence.js';
+import type { SignedEvidence } from './support/cross-language/vector-signer.js';
+import { describeEachDialect } from './support/each-dialect.js';
+import { useTestService } from './support/test-service.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const PYTHON_DIR = join(ROOT, 'packages/python');
+const GO_DIR = join(ROOT, 'packages/go');
+const GO_ENV = { ...process.env, GOPROXY: 'off', GOFLAGS: '-buildvcs=false', GOTOOLCHAIN: 'local' };
+
+function findPython(): string | null {
+  const candidates = [process.env['PRESENCE_PYTHON'], 'python3', '/usr/bin/python3'].filter(
+    (c): c is string => !!c,
+  );
+  return (
+    candidates.find((p) => spawnSync(p, ['-c', 'import cryptography'], { stdio: 'ignore' }).status === 0) ??
+    null
+  );
+}
+
+function available(what: string, found: boolean, install: string): boolean {
+  if (found) return true;
+  const reason = `${what} is not installed (${install})`;
+  if (process.env['CI'] === 'true') throw new Error(`${reason}; CI requires it`);
+  console.warn(`cross-language ${what} tests skipped: ${reason}`);
+  return false;
+}
+
+const python = findPython();
+const pythonUp = available(
+  'python3 with cryptography',
+  python !== null,
+  'apt-get install python3-cryptography',
+);
+const goUp = available(
+  'go',
+  spawnSync('go', ['version'], { stdio: 'ignore' }).status === 0,
+  'apt-get install golang-go',
+);
+
+describe.skipIf(!pythonUp)('the Python package (presence_guard)', () => {
+  it('passes its unittest suite over every shared vector', () => {
+    const run = spawnSync(python!, ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.', '-v'], {
+      cwd: PYTHON_DIR,
+      env: { ...process.env, PYTHONPATH: join(PYTHON_DIR, 'src'), PYTHONDONTWRITEBYTECODE: '1' },
+      encoding: 'utf8',
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/Ran \d+ tests/);
+  }, 120_000);
+});
+
+describe.skipIf(!goUp)('the Go module (presence.dev/guard)', () => {
+  it('is go vet clean and passes go test over every shared vector', () => {
+    const vet = spawnSync('go', ['vet', './...'], { cwd: GO_DIR, env: GO_ENV, encoding: 'utf8' });
+    expect(vet.status, vet.stderr).toBe(0);
+    const test = spawnSync('go', ['test', '-count=1', '-v', './...'], {
+      cwd: GO_DIR,
+      env: GO_ENV,
+      encoding: 'utf8',
+    });
+    expect(test.status, test.stdout + test.stderr).toBe(0);
+    expect(test.stdout.match(/--- PASS/g)?.length ?? 0).toBeGreaterThan(50);
+  }, 300_000);
+});
+
+describeEachDialect('evidence from a running service, checked in every language', (dialect) => {
+  const s = useTestService(dialect);
+  const dir = mkdtempSync(join(tmpdir(), 'presence-cross-'));
+  const goBinary = join(dir, 'presence-guard');
+  const action = {
+    type: 'payout',
+    amount: '99.95',
+    currency: 'EUR',
+    iban: 'DE02120300000000202051',
+    payoutId: `po_${dialect}`,
+  };
+  const file = (name: string, value: unknown) => {
+    writeFileSync(join(dir, name), JSON.stringify(value));
+    return join(dir, name);
+  };
+  let keys: ServiceKey[] = [];
+  let receipt: SignedEvidence;
+  let approvalSet: { approvalSet: unknown; receipts: SignedEvidence[] };
+
+  beforeAll(async () => {
+    if (goUp)
+      execFileSync('go', ['build', '-o', goBinary, './cmd/presence-guard'], { cwd: GO_DIR, env: GO_ENV });
+    keys = (
+      (await s.request('GET', '/.well-known/presence/keys.json', undefined, '')).json as {
+        keys: ServiceKey[];
+      }
+    ).keys;
+    receipt = await receiptOf(s, 'alice', action);
+    approvalSet = assembleApprovalSet(s, action, [receipt, await receiptOf(s, 'bob', action)], {
+      approvers: ['alice', 'bob', 'carol'],
+    });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const cli = (command: string[], args: string[]) =>
+    spawnSync(command[0]!, [...command.slice(1), ...args], {
+      cwd: PYTHON_DIR,
+      env: { ...process.env, PYTHONPATH: join(PYTHON_DIR, 'src') },
+      encoding: 'utf8',
+    });
+  const commands = () => [
+    ...(pythonUp ? [['python', [python!, '-m', 'presence_guard']] as const] : []),
+    ...(goUp ? [['go', [goBinary]] as const] : []),
+  ];
+
+  it('the TypeScript SDK accepts both for this action only', () => {
+    expect(checkEvidence(receipt, { keys, action }).valid).toBe(true);
+    expect(checkEvidence(approvalSet, { keys, action }).valid).toBe(true);
+    expect(
+      checkEvidence(approvalSet, { keys, action: { ...action, amount: '999.95' } }).checks['action']?.ok,
+    ).toBe(false);
+  });
+
+  it.skipIf(!pythonUp && !goUp)(
+    'each command line prints every check and exits 0 only for valid evidence',
+    () => {
+      const keysFile = file('keys.json', { keys });
+      const actionFile = file('action.json', action);
+      const otherFile = file('other.json', { ...action, amount: '999.95' });
+      const receiptFile = file('receipt.json', receipt);
+      const setFile = file('set.json', approvalSet);
+      for (const [name, command] of commands()) {
+        const ok = cli(
+          [...command],
+          ['verify-receipt', receiptFile, '--keys', keysFile, '--action', actionFile],
+        );
+        expect(ok.status, `${name}: ${ok.stdout}${ok.stderr}`).toBe(0);
+        expect(ok.stdout.split('\n').filter((l) => l.startsWith('ok   '))).toHaveLength(10);
+        const set = cli(
+          [...command],
+          ['verify-approval-set', setFile, '--keys', keysFile, '--action', actionFile],
+        );
+        expect(set.status, `${name}: ${set.stdout}${set.stderr}`).toBe(0);
+        expect(set.stdout).toContain('ok   initiatorExcluded:');
+        const other = cli(
+          [...command],
+          ['verify-approval-set', setFile, '--keys', keysFile, '--action', otherFile],
+        );
+        expect(other.status, name).toBe(1);
+        expect(other.stdout).toContain('FAIL action:');
+        const hash = cli([...command], ['action-hash', actionFile]);
+        expect(hash.stdout.trim(), name).toBe(computeActionHashSync(action));
+      }
+    },
+    60_000,
+  );
+});
