@@ -18,6 +18,12 @@ const infrastructure = [
   'pino',
 ];
 
+/** Handlers reach the domain through request.deps only (see http/routes/route-deps.ts). */
+const ROUTES_USE_DEPS = {
+  group: ['**/compose.js', '**/storage/**'],
+  message: 'Routes use request.deps, never their own store.',
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -84,11 +90,22 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          patterns: [ROUTES_USE_DEPS],
+        },
+      ],
+    },
+  },
+  {
+    // http/ answers the API; the console and demo pages (portal/) sit beside it, never below it.
+    files: ['packages/server/src/http/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
           patterns: [
-            {
-              group: ['**/compose.js', '**/storage/**'],
-              message: 'Routes use request.deps, never their own store.',
-            },
+            ROUTES_USE_DEPS,
+            { group: ['**/portal/**'], message: 'http/ does not import portal/; share through src/.' },
           ],
         },
       ],

@@ -1,7 +1,7 @@
 // Run: npm run build && node --expose-gc bench/approvals/run.mjs [--rounds 200] [--page-requests 2000]
 //      [--waiters 1000] [--wakes 100]
 //
-// Approvals (contract §13), one process with the real composed service on SQLite in a temp dir,
+// Approvals (docs/api-contract.md#13-approvals), one process with the real composed service on SQLite in a temp dir,
 // listening on 127.0.0.1. Figures are printed, never asserted:
 //   page       GET /approve/<token>: time to first byte (undici, 16 connections) p50/p99, and the
 //              page's weight (HTML + the assets it loads, raw and gzip -6)

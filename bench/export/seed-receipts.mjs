@@ -13,6 +13,7 @@ import { createApiKey } from '../../packages/server/dist/domain/api-keys/create-
 import { createRegistrationOptions } from '../../packages/server/dist/domain/credentials/create-registration-options.js';
 import { registerCredential } from '../../packages/server/dist/domain/credentials/register-credential.js';
 import { newId } from '../../packages/server/dist/domain/ids.js';
+import { RECEIPT_COLUMNS, receiptValues } from '../../packages/server/dist/storage/tables/receipts.js';
 import { currentPolicy } from '../../packages/server/dist/domain/policy/get-policy.js';
 import { buildReceipt, sealReceipt } from '../../packages/server/dist/domain/receipts/build-receipt.js';
 import { createTenant } from '../../packages/server/dist/domain/tenants/create-tenant.js';
@@ -150,20 +151,6 @@ const CHALLENGE_COLUMNS = [
   'receipt_id',
   'credential_ref',
 ];
-const RECEIPT_COLUMNS = [
-  'id',
-  'tenant_id',
-  'challenge_id',
-  'credential_ref',
-  'subject',
-  'action_hash_hex',
-  'issued_at',
-  'canonical_json',
-  'hash_hex',
-  'kid',
-  'signature_b64url',
-  'seq',
-];
 
 function challengeValues(c) {
   return [
@@ -187,23 +174,6 @@ function challengeValues(c) {
   ];
 }
 
-function receiptValues(r, seq) {
-  return [
-    r.id,
-    r.tenantId,
-    r.challengeId,
-    r.credentialRef,
-    r.subject,
-    r.actionHashHex,
-    r.issuedAt,
-    r.canonicalJson,
-    r.hashHex,
-    r.kid,
-    r.signatureB64Url,
-    seq,
-  ];
-}
-
 const COUNTER_UPSERT = `insert into tenant_counters (tenant_id, name, value) values ($1, 'receipts', $2)
   on conflict (tenant_id, name) do update set value = excluded.value`;
 
@@ -213,7 +183,9 @@ function sqliteSink(path) {
   db.pragma('synchronous = OFF'); // seeding only; the server opens the file with its own settings
   const marks = (n) => Array(n).fill('?').join(', ');
   const challenge = db.prepare(`insert into challenges (${CHALLENGE_COLUMNS}) values (${marks(17)})`);
-  const receipt = db.prepare(`insert into receipts (${RECEIPT_COLUMNS}) values (${marks(12)})`);
+  const receipt = db.prepare(
+    `insert into receipts (${RECEIPT_COLUMNS}) values (${marks(RECEIPT_COLUMNS.length)})`,
+  );
   return {
     async insert(rows) {
       db.transaction(() => {

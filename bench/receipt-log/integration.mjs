@@ -11,7 +11,7 @@
 // after another one integrated). Yardstick from the same run: one `select 1` round trip on the
 // same store, and one Ed25519 checkpoint signature.
 // It also runs against a build from before the right-edge cache (copy it into that checkout):
-// how docs/performance.md's "before" figures were taken.
+// how the "before" figures of docs/performance-history.md were taken.
 /* global Buffer, console, performance, process */
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

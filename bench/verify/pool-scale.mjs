@@ -1,7 +1,7 @@
 // Pools the scale phase of several bench/verify runs: two server processes ÷ one, per round and
 // over all rounds, for one tenant and for many (one tenant per connection), pooled separately for
 // each --concurrency. One run's median of three rounds is too noisy to
-// decide issue 10's two-process targets on a small machine (docs/performance.md, twenty-first pass).
+// decide issue 10's two-process targets on a small machine (docs/performance-history.md, twenty-first pass).
 // Run: node bench/verify/pool-scale.mjs run1.json run2.json …  (files written by run.mjs --json)
 /* global process, console */
 import { readFileSync } from 'node:fs';

@@ -595,7 +595,7 @@ function supplyCount(rate) {
 /**
  * What the scale phase's second process serves before it is measured: it starts cold. After 3,000
  * it still spent 1.2–1.5× the first process's CPU per verification in every round; after 20,000,
- * 0.9–1.4× (median 1.06×; docs/performance.md, twentieth pass).
+ * 0.9–1.4× (median 1.06×; docs/performance-history.md, twentieth pass).
  */
 const SECOND_WARMUP_VERIFICATIONS = Number(args['scale-second-warmup']);
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// VerifyApprovalSet checks an approval set offline (contract §13). evidence is one line of an
+// VerifyApprovalSet checks an approval set offline (docs/api-contract.md#13-approvals). evidence is one line of an
 // export pack's approvals.ndjson, as JSON bytes or a decoded value:
 // {"approvalSet": {approvalSet, approvalSetHashHex, signature}, "receipts": [signed receipts]}.
 // Checks: schema, hash, serviceSignature, serviceKeyValid, actionHash, receipts,

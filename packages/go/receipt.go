@@ -22,7 +22,7 @@ type Options struct {
 	Now time.Time
 }
 
-// ChallengeLabel is the domain-separation label of the challenge construction (contract §2).
+// ChallengeLabel is the domain-separation label of the challenge construction (docs/api-contract.md#2-the-action-is-inside-the-signed-bytes).
 const ChallengeLabel = "presence/v1/challenge"
 
 // DeriveChallenge is SHA-256("presence/v1/challenge" || 0x00 || actionHash[32] || nonce[32]).

@@ -1,7 +1,7 @@
 /** The only success. Anything else is a denial: callers must not act on it. */
 export const PRESENCE_VERIFIED = 'PRESENCE_VERIFIED' as const;
 
-/** Denial decisions, in the order the verifier checks them (contract §4). */
+/** Denial decisions, in the order the verifier checks them (docs/api-contract.md#5-decisions). */
 export const DENIALS = [
   'CHALLENGE_NOT_FOUND',
   'CHALLENGE_EXPIRED',

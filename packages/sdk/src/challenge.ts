@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/** Domain-separation label of the challenge construction (contract §2). */
+/** Domain-separation label of the challenge construction (docs/api-contract.md#2-the-action-is-inside-the-signed-bytes). */
 export const CHALLENGE_LABEL = 'presence/v1/challenge';
 
 /**

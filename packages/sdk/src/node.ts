@@ -1,6 +1,6 @@
 /**
  * The Node-only entry, `@presence/sdk/node`: everything of the universal entry, plus what needs
- * node:crypto — the synchronous action hash, the challenge construction (contract §2), webhook
+ * node:crypto — the synchronous action hash, the challenge construction (docs/api-contract.md#2-the-action-is-inside-the-signed-bytes), webhook
  * signature checks and the offline verifiers auditors run. Add Node-only exports here, not to
  * index.ts.
  */

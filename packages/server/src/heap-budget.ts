@@ -8,7 +8,7 @@
  * a young collection). V8 lets the old generation grow to about twice the live heap the server
  * started with before it collects it, and the chunks' backing stores wait with it. A PostgreSQL
  * export of a million receipts peaked 60–70 MB above idle that way; some SQLite exports, whose
- * chunks were promoted faster, 90–110 MB (docs/performance.md, "Export heap budget"; ADR 0014).
+ * chunks were promoted faster, 90–110 MB (docs/performance-history.md, "Issue 10, fifth pass"; ADR 0014).
  *
  * The collection is started with `vm.measureMemory({ execution: 'eager' })`, the one Node API
  * that starts a full collection without `--expose-gc`. Node marks it experimental and prints one

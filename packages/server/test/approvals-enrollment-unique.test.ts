@@ -1,5 +1,5 @@
 /**
- * Enrollment links (single use, atomically) and the policy rule uniqueActions (contract §13), over
+ * Enrollment links (single use, atomically) and the policy rule uniqueActions (docs/api-contract.md#13-approvals), over
  * HTTP on both databases, with the software authenticator.
  */
 import { computeActionHashSync as computeActionHash } from '@presence/sdk/node';

@@ -1,5 +1,5 @@
 /**
- * Approvals over HTTP (contract §13, docs/approvals.md): the API, the hosted page's JSON
+ * Approvals over HTTP (docs/api-contract.md#13-approvals, docs/approvals.md): the API, the hosted page's JSON
  * endpoints with the software authenticator, quorum, refusals, expiry, cancel and webhooks' events.
  */
 import { computeActionHashSync as computeActionHash, verifyReceipt } from '@presence/sdk/node';

@@ -121,11 +121,14 @@ describeEachDialect('closing periods', (dialect) => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     s.clock.ms = FEB - 1;
+    let recorded!: () => void;
+    const usageRecorded = new Promise<void>((resolve) => (recorded = resolve));
     const inFlight = s.deps.store.transaction(async (tx) => {
       await recordUsage(s.deps, tx, tenantId, 'webhooks.delivered', `src_${source++}`, 4);
+      recorded();
       await held;
     });
-    await new Promise((r) => setTimeout(r, 50));
+    await usageRecorded;
     s.clock.ms = FEB + 1;
     let finished = false;
     const closing = closePeriod(s.deps, { period: '2032-01', tenantId }).finally(() => (finished = true));

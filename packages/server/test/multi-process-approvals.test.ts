@@ -4,19 +4,10 @@
  * Each round ends with exactly one final status and one approval set, and the approver who came
  * second is told that the approval is no longer pending. Runs the built service.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pgAvailable } from '../src/storage/testing.js';
-import {
-  createTenantWithCli,
-  createTestDatabase,
-  type ServerProcess,
-  serviceBuilt,
-  startServerProcess,
-} from './support/server-process.js';
+import { type ServerProcess, serviceBuilt } from './support/server-process.js';
+import { useServerProcesses } from './support/server-processes.js';
 import { SoftAuthenticator } from './support/soft-authenticator.js';
 
 const ORIGIN = 'https://app.example';
@@ -31,31 +22,10 @@ const setups = [
 
 for (const setup of setups) {
   describe.skipIf(!setup.enabled)(`approvals on two server processes, one ${setup.name} database`, () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'presence-mpa-'));
-    const env: Record<string, string> = {
-      PRESENCE_DATA_DIR: dataDir,
-      PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
-      PRESENCE_PUBLIC_ORIGIN: ORIGIN,
-      PRESENCE_RATE_LIMIT_LINKS_PER_MINUTE: '0',
-    };
-    let servers: ServerProcess[] = [];
-    let dropDatabase = async () => {};
-    let apiKey = '';
-
-    beforeAll(async () => {
-      if (setup.name === 'postgres') {
-        const db = await createTestDatabase('presence_mpa');
-        env.DATABASE_URL = db.url;
-        dropDatabase = db.drop;
-      }
-      apiKey = createTenantWithCli('mpa', env).apiKey;
-      servers = await Promise.all([startServerProcess(env), startServerProcess(env)]);
-    }, 60_000);
-
-    afterAll(async () => {
-      await Promise.all(servers.map((s) => s.stop()));
-      await dropDatabase();
-      rmSync(dataDir, { recursive: true, force: true });
+    const group = useServerProcesses(setup.name, {
+      name: 'mpa',
+      env: { PRESENCE_PUBLIC_ORIGIN: ORIGIN, PRESENCE_RATE_LIMIT_LINKS_PER_MINUTE: '0' },
+      processes: 2,
     });
 
     const call = async (
@@ -63,7 +33,7 @@ for (const setup of setups) {
       method: string,
       path: string,
       body?: unknown,
-      key = apiKey,
+      key = group.apiKey,
     ) => {
       const res = await fetch(`${server.url}${path}`, {
         method,
@@ -103,7 +73,7 @@ for (const setup of setups) {
     }
 
     it('the last two approvals race on two processes: one final status, one approval set', async () => {
-      const [a, b] = servers as [ServerProcess, ServerProcess];
+      const [a, b] = group.servers as [ServerProcess, ServerProcess];
       const people = { p1: await enroll(a, 'p1'), p2: await enroll(b, 'p2'), p3: await enroll(a, 'p3') };
       for (let round = 0; round < ROUNDS; round++) {
         const created = await call(a, 'POST', '/v1/approvals', {
@@ -132,7 +102,7 @@ for (const setup of setups) {
     }, 120_000);
 
     it('two approvers race for the last place: one counts, the other is told it no longer pends', async () => {
-      const [a, b] = servers as [ServerProcess, ServerProcess];
+      const [a, b] = group.servers as [ServerProcess, ServerProcess];
       const people = { q1: await enroll(a, 'q1'), q2: await enroll(b, 'q2'), q3: await enroll(a, 'q3') };
       for (let round = 0; round < ROUNDS; round++) {
         const created = await call(b, 'POST', '/v1/approvals', {

@@ -4,19 +4,10 @@
  * exactly one answers 201 and one successor exists, every other answer is a 409 (issue 34 §2).
  * Runs the built service, so `npm test` builds first.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pgAvailable } from '../src/storage/testing.js';
-import {
-  createTenantWithCli,
-  createTestDatabase,
-  type ServerProcess,
-  serviceBuilt,
-  startServerProcess,
-} from './support/server-process.js';
+import { type ServerProcess, serviceBuilt } from './support/server-process.js';
+import { useServerProcesses } from './support/server-processes.js';
 
 const built = serviceBuilt('multi-process key rotation');
 const pgUp = built && (await pgAvailable());
@@ -28,36 +19,16 @@ const setups = [
 
 for (const setup of setups) {
   describe.skipIf(!setup.enabled)(`key rotation on two server processes, one ${setup.name} database`, () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'presence-rotate-'));
-    const env: Record<string, string> = {
-      PRESENCE_DATA_DIR: dataDir,
-      PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
-    };
-    let servers: ServerProcess[] = [];
-    let dropDatabase = async () => {};
-    let apiKey = '';
-
-    beforeAll(async () => {
-      if (setup.name === 'postgres') {
-        const db = await createTestDatabase('presence_rotate');
-        env.DATABASE_URL = db.url;
-        dropDatabase = db.drop;
-      }
-      apiKey = createTenantWithCli('rotate', env).apiKey;
-      servers = await Promise.all([startServerProcess(env), startServerProcess(env)]);
-    }, 60_000);
-
-    afterAll(async () => {
-      await Promise.all(servers.map((s) => s.stop()));
-      await dropDatabase();
-      rmSync(dataDir, { recursive: true, force: true });
+    const group = useServerProcesses(setup.name, {
+      name: 'rotate',
+      processes: 2,
     });
 
     const call = async (server: ServerProcess, method: string, path: string, body?: unknown) => {
       const res = await fetch(`${server.url}${path}`, {
         method,
         headers: {
-          authorization: `Bearer ${apiKey}`,
+          authorization: `Bearer ${group.apiKey}`,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -66,7 +37,7 @@ for (const setup of setups) {
     };
 
     it('lets exactly one of many concurrent rotations of a key succeed', async () => {
-      const [a, b] = servers as [ServerProcess, ServerProcess];
+      const [a, b] = group.servers as [ServerProcess, ServerProcess];
       for (let round = 0; round < 3; round++) {
         const created = await call(a, 'POST', '/v1/keys', {
           name: `raced-${round}`,

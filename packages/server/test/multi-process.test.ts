@@ -4,19 +4,11 @@
  * one decision and at most one receipt. Runs the built service, so `npm test` builds first.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { computeActionHashSync as computeActionHash } from '@presence/sdk/node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pgAvailable } from '../src/storage/testing.js';
-import {
-  createTenantWithCli,
-  createTestDatabase,
-  type ServerProcess,
-  serviceBuilt,
-  startServerProcess,
-} from './support/server-process.js';
+import { type ServerProcess, serviceBuilt } from './support/server-process.js';
+import { useServerProcesses } from './support/server-processes.js';
 import { sample } from './support/metrics-text.js';
 import { SoftAuthenticator } from './support/soft-authenticator.js';
 
@@ -31,44 +23,23 @@ const setups = [
 
 for (const setup of setups) {
   describe.skipIf(!setup.enabled)(`two server processes on one ${setup.name} database`, () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'presence-mp-'));
-    const env: Record<string, string> = {
-      PRESENCE_DATA_DIR: dataDir,
-      PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
-      PRESENCE_METRICS_TOKEN: METRICS_TOKEN,
-    };
-    let servers: ServerProcess[] = [];
-    let dropDatabase = async () => {};
-    let apiKey = '';
-
-    beforeAll(async () => {
-      if (setup.name === 'postgres') {
-        const db = await createTestDatabase('presence_mp');
-        env.DATABASE_URL = db.url;
-        dropDatabase = db.drop;
-      }
-      const created = createTenantWithCli('mp', env);
-      apiKey = created.apiKey;
-      servers = await Promise.all([startServerProcess(env), startServerProcess(env)]);
-    }, 60_000);
-
-    afterAll(async () => {
-      await Promise.all(servers.map((s) => s.stop()));
-      await dropDatabase();
-      rmSync(dataDir, { recursive: true, force: true });
+    const group = useServerProcesses(setup.name, {
+      name: 'mp',
+      env: { PRESENCE_METRICS_TOKEN: METRICS_TOKEN },
+      processes: 2,
     });
 
     const call = async (server: ServerProcess, path: string, body: unknown) => {
       const res = await fetch(`${server.url}${path}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${group.apiKey}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
       return { status: res.status, json: (await res.json()) as any };
     };
 
     it('gives every challenge exactly one decision and one receipt, and counts the settles', async () => {
-      const [a, b] = servers as [ServerProcess, ServerProcess];
+      const [a, b] = group.servers as [ServerProcess, ServerProcess];
       const authenticator = new SoftAuthenticator('app.example', 'https://app.example');
       const options = await call(a, '/v1/presence/credentials/options', { subject: 'racer' });
       const enrolled = await call(b, '/v1/presence/credentials', {
@@ -98,7 +69,7 @@ for (const setup of setups) {
       // The verified settles that reached the statement, over both processes: on PostgreSQL at
       // least the ten that won and at most all 80 requests; SQLite has no settle batches.
       const scraped = await Promise.all(
-        servers.map(async (server) => {
+        group.servers.map(async (server) => {
           const res = await fetch(`${server.url}/metrics`, {
             headers: { authorization: `Bearer ${METRICS_TOKEN}` },
           });

@@ -1,5 +1,5 @@
 /**
- * presence-verify on a pack with approvals.ndjson (contract §13): each line an approval set with
+ * presence-verify on a pack with approvals.ndjson (docs/api-contract.md#13-approvals): each line an approval set with
  * its receipts, named in the signed manifest. A pack as served, its receipts, approval sets
  * assembled from them and signed with the service's key, and the manifest re-signed with it as
  * the service signs manifests: the verifier checks every line with verifyApprovalSet.

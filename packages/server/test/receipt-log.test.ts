@@ -1,5 +1,5 @@
 /**
- * The per-tenant receipt log over HTTP (contract §10) on both databases: checkpoints signed by
+ * The per-tenant receipt log over HTTP (docs/api-contract.md#11-the-receipt-log) on both databases: checkpoints signed by
  * the log key of keys.json, inclusion proofs for every leaf and consistency proofs between sizes
  * checked with the SDK verifier against a root recomputed from the receipts themselves, the
  * receipt's own `log` entry, tiles, cosignatures, scopes and tenants.

@@ -27,7 +27,10 @@ const OUTSIDE_API_KEYS: { pattern: RegExp; reason: string }[] = [
     pattern: /^\/(assets\/.*)?$/,
     reason: 'the front page and its assets are public (test/front-pages.test.ts)',
   },
-  { pattern: /^\/sdk\/presence-sdk\.tgz$/, reason: 'the SDK tarball is public (contract §14)' },
+  {
+    pattern: /^\/sdk\/presence-sdk\.tgz$/,
+    reason: 'the SDK tarball is public (docs/integration.md#1-install-and-create-a-client)',
+  },
   { pattern: /^\/problems(\/|$)/, reason: 'the pages that describe error codes (problem types) are public' },
   { pattern: /^\/admin\/v1\//, reason: 'operator routes use PRESENCE_ADMIN_TOKEN: checked below' },
   {

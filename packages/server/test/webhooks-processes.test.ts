@@ -4,19 +4,10 @@
  * server killed with SIGKILL mid-attempt leaves the delivery to a restarted server, which
  * delivers it after the lease. Needs `npx tsc -b packages/server` (npm test builds first).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { pgAvailable } from '../src/storage/testing.js';
-import {
-  createTenantWithCli,
-  createTestDatabase,
-  type ServerProcess,
-  serviceBuilt,
-  startServerProcess,
-} from './support/server-process.js';
+import { type ServerProcess, serviceBuilt } from './support/server-process.js';
+import { useServerProcesses } from './support/server-processes.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const built = serviceBuilt('webhook process tests');
@@ -24,46 +15,24 @@ const pgUp = built && (await pgAvailable());
 
 for (const dialect of ['postgres', 'sqlite'] as const) {
   describe.skipIf(dialect === 'postgres' ? !pgUp : !built)(`webhook worker processes on ${dialect}`, () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'presence-wh-'));
-    const env: Record<string, string> = {
-      PRESENCE_DATA_DIR: dataDir,
-      PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
-      PRESENCE_WEBHOOK_ALLOW_NETS: '127.0.0.0/8',
-      PRESENCE_WEBHOOK_TIMEOUT_MS: '1000',
-      PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY: '4',
-    };
-    let apiKey = '';
-    let dropDatabase = async () => {};
-    const servers: ServerProcess[] = [];
-    const receivers: WebhookReceiver[] = [];
-
-    beforeAll(async () => {
-      if (dialect === 'postgres') {
-        const db = await createTestDatabase('presence_wh');
-        env.DATABASE_URL = db.url;
-        dropDatabase = db.drop;
-      }
-      apiKey = createTenantWithCli('wh', env).apiKey;
-    }, 60_000);
-
-    afterAll(async () => {
-      const running = servers.filter((s) => s.child.exitCode === null && s.child.signalCode === null);
-      await Promise.all(running.map((s) => s.stop()));
-      await Promise.all(receivers.map((r) => r.close()));
-      await dropDatabase();
-      rmSync(dataDir, { recursive: true, force: true });
+    const group = useServerProcesses(dialect, {
+      name: 'wh',
+      env: {
+        PRESENCE_WEBHOOK_ALLOW_NETS: '127.0.0.0/8',
+        PRESENCE_WEBHOOK_TIMEOUT_MS: '1000',
+        PRESENCE_WEBHOOK_ENDPOINT_CONCURRENCY: '4',
+      },
     });
-
-    const start = async () => {
-      const server = await startServerProcess(env);
-      servers.push(server);
-      return server;
-    };
+    const receivers: WebhookReceiver[] = [];
+    afterAll(async () => {
+      await Promise.all(receivers.map((r) => r.close()));
+    });
+    const start = () => group.start();
     const call = async (server: ServerProcess, method: string, path: string, body?: unknown) => {
       const res = await fetch(`${server.url}${path}`, {
         method,
         headers: {
-          authorization: `Bearer ${apiKey}`,
+          authorization: `Bearer ${group.apiKey}`,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -111,8 +80,13 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
         deliveryId,
         deliveryId,
       ]);
-      await new Promise((r) => setTimeout(r, 300));
-      const { delivery } = await call(second, 'GET', `/v1/webhooks/deliveries/${deliveryId}`);
+      // The second attempt's outcome is written after the receiver answered it: wait for it.
+      let delivery: any;
+      for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
+        ({ delivery } = await call(second, 'GET', `/v1/webhooks/deliveries/${deliveryId}`));
+        if (delivery.status === 'succeeded') break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
       expect(delivery.status).toBe('succeeded');
       expect(delivery.attempts.map((a: any) => a.error ?? a.statusCode)).toEqual([
         expect.stringMatching(/^interrupted/),

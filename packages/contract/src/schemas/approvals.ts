@@ -1,5 +1,5 @@
 /**
- * Approvals (contract §13 in docs/approvals.md): named approvers approve one exact action on the
+ * Approvals (docs/api-contract.md#13-approvals in docs/approvals.md): named approvers approve one exact action on the
  * service's own page. The API side (`/v1/approvals`), the JSON the hosted page reads and posts
  * (`/approve/{token}/…`, no API key: the token is the only credential) and enrollment links.
  */

@@ -1,5 +1,5 @@
 /**
- * Receipt listing and export packs (contract §5, §6). The pack's JSON files are described here
+ * Receipt listing and export packs (docs/api-contract.md#6-receipts, docs/api-contract.md#7-export-packs). The pack's JSON files are described here
  * too, so the server that writes them and the SDK verifier that reads them share one definition;
  * docs/evidence.md explains them byte by byte.
  */

@@ -1,5 +1,5 @@
 /**
- * The webhook events (contract §7): ONE table from event type to the schema of its `data`.
+ * The webhook events (docs/api-contract.md#8-webhooks): ONE table from event type to the schema of its `data`.
  * Everything else derives from it: the list of types an endpoint can subscribe to, the server's
  * `recordEvent` signature, the SDK's typed `verifyWebhook` result and the `webhooks` section of
  * the OpenAPI document. Add an event here and every one of them follows.

@@ -20,7 +20,7 @@ CHALLENGE_LABEL = b"presence/v1/challenge"
 
 
 def derive_challenge(action_hash_bytes: bytes, nonce: bytes) -> bytes:
-    """SHA-256("presence/v1/challenge" || 0x00 || actionHash[32] || nonce[32]) (contract §2)."""
+    """SHA-256("presence/v1/challenge" || 0x00 || actionHash[32] || nonce[32]) (docs/api-contract.md#2-the-action-is-inside-the-signed-bytes)."""
     if len(action_hash_bytes) != 32 or len(nonce) != 32:
         raise ValueError("the action hash and the nonce must be 32 bytes each")
     return hashlib.sha256(CHALLENGE_LABEL + b"\x00" + action_hash_bytes + nonce).digest()

@@ -1,4 +1,4 @@
-"""Webhook signature checks under both schemes of contract §7: X-PRESENCE-Signature (HMAC keyed
+"""Webhook signature checks under both schemes of docs/api-contract.md#8-webhooks: X-PRESENCE-Signature (HMAC keyed
 with the secret string as UTF-8 over "<timestamp>.<deliveryId>.<body>") and Standard Webhooks
 (HMAC keyed with the base64 bytes after ``whsec_`` over "<id>.<timestamp>.<body>")."""
 import base64

@@ -1,5 +1,5 @@
 /**
- * The verification rules of `presence.approval-set.v1` (contract §13, docs/evidence.md): the set is
+ * The verification rules of `presence.approval-set.v1` (docs/api-contract.md#13-approvals, docs/evidence.md): the set is
  * checked like a receipt (schema, hash, service signature, key validity at `decidedAt`), then its
  * own rules, one named check each, and every listed receipt with the receipt v1 verifier. Like the
  * receipt verifier it never throws on bad input: every problem is a failed check with a reason.

@@ -67,7 +67,7 @@ export function buildPolicyResources(t: HttpTransport) {
   };
 }
 
-/** Metered usage and invoices (contract §3); an invoice id is `inv_…` or a live `draft_YYYY-MM`. */
+/** Metered usage and invoices (docs/api-contract.md#4-endpoints); an invoice id is `inv_…` or a live `draft_YYYY-MM`. */
 export function buildBillingResources(t: HttpTransport) {
   const invoices = listing<Invoice, Omit<ListInvoicesQuery, 'cursor' | 'limit'>>(t, '/v1/billing/invoices');
   return {

@@ -24,7 +24,7 @@ export interface WaitOptions extends CallOptions {
   pollSeconds?: number | undefined;
 }
 
-/** Approvals (contract §13): ask named approvers to approve one exact action on the hosted page. */
+/** Approvals (docs/api-contract.md#13-approvals): ask named approvers to approve one exact action on the hosted page. */
 export function buildApprovalResources(t: HttpTransport) {
   const get = (approvalId: string, query: { waitSeconds?: number } = {}, o?: CallOptions) =>
     t.json<Approval>({ method: 'GET', path: `/v1/approvals/${id(approvalId)}`, query }, o);

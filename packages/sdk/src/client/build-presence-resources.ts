@@ -25,7 +25,7 @@ import type {
 const id = encodeURIComponent;
 const keyOf = (o?: CreateOptions) => o?.idempotencyKey ?? newIdempotencyKey();
 
-/** A streamed export pack (contract §6): read `body` to the end, or cancel it to stop the export. */
+/** A streamed export pack (docs/api-contract.md#7-export-packs): read `body` to the end, or cancel it to stop the export. */
 export interface ExportDownload {
   body: ReadableStream<Uint8Array>;
   /** Null when the service streams without a length (the usual case). */

@@ -21,7 +21,7 @@ const endpoints = '/v1/webhooks/endpoints';
 const deliveries = '/v1/webhooks/deliveries';
 
 /**
- * Webhook endpoints and their delivery log (contract §7). The signing secret is in the responses
+ * Webhook endpoints and their delivery log (docs/api-contract.md#8-webhooks). The signing secret is in the responses
  * of `create` and `rotateSecret` only; verify deliveries with `verifyWebhook` from `@presence/sdk/node`.
  */
 export function buildWebhookResources(t: HttpTransport) {

@@ -6,7 +6,7 @@ export interface FieldProblem {
 
 /**
  * A failed API call. HTTP failures carry the RFC 9457 problem document the service sent:
- * `status`, the stable `code` (contract §8), `detail` and the `requestId` to quote in reports.
+ * `status`, the stable `code` (docs/api-contract.md#9-errors), `detail` and the `requestId` to quote in reports.
  * Denied presence checks are not errors: they are 200 responses with a denial `decision`.
  */
 export class PresenceApiError extends Error {

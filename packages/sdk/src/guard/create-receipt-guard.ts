@@ -1,5 +1,5 @@
 /**
- * `createReceiptGuard`: the executor's gate (contract §15). Before it executes an action, the
+ * `createReceiptGuard`: the executor's gate (docs/executor-guards.md). Before it executes an action, the
  * executor reads the evidence from the request, recomputes the action hash from the very request
  * (the `action` function), checks the evidence offline against the service keys, the maximum age,
  * and single use, and answers 403 problem+json naming the failed check otherwise. Typed against

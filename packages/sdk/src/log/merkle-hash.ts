@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 /**
  * RFC 9162 §2.1.1 hashing with SHA-256: a leaf hash is SHA-256(0x00 || data), an interior node
  * SHA-256(0x01 || left || right), the empty tree SHA-256(""). Presence's leaf data is the 32 raw
- * bytes of a receipt's `receiptHashHex` (contract §10).
+ * bytes of a receipt's `receiptHashHex` (docs/api-contract.md#11-the-receipt-log).
  */
 export const HASH_SIZE = 32;
 

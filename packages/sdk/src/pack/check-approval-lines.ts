@@ -1,5 +1,5 @@
 /**
- * `approvals.ndjson` of an export pack (contract §13), when its manifest lists it: one approval
+ * `approvals.ndjson` of an export pack (docs/api-contract.md#13-approvals), when its manifest lists it: one approval
  * set per line with the receipts it lists, `{"approvalSet": {approvalSet, approvalSetHashHex,
  * signature}, "receipts": [{receipt, receiptHashHex, signature}, …]}`. Every line is checked with
  * verifyApprovalSet against the trusted keys (never the pack's own), and must be the manifest's

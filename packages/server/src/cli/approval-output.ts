@@ -1,7 +1,7 @@
 import type { Approval, ApprovalCreated } from '@presence/sdk';
 import QRCode from 'qrcode';
 
-/** The exit codes of `presence approvals request --wait` (contract §13). */
+/** The exit codes of `presence approvals request --wait` (docs/api-contract.md#13-approvals). */
 export const APPROVAL_EXIT = {
   approved: 0,
   failed: 1,

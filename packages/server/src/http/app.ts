@@ -11,6 +11,7 @@ import { tenantAdminRoutes } from './routes/tenants-admin.js';
 import { registerAuth } from './plugins/auth.js';
 import { frameworkErrors, registerProblemHandlers } from './plugins/problem.js';
 import { registerIdempotency } from './plugins/idempotency.js';
+import { registerRequestDeps } from './plugins/request-deps.js';
 import { registerMetricsRoute, registerRequestMetrics } from './plugins/metrics.js';
 import {
   registerAddressLimit,
@@ -101,6 +102,7 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
   registerAnonymousLimit(app, options.rateLimits, options.metrics);
   registerAuth(app, deps);
   registerKeyLimit(app, options.rateLimits, options.metrics);
+  registerRequestDeps(app, deps);
   registerIdempotency(app, deps);
   registerMetricsRoute(app, options.metrics, options.metricsToken);
   const routeDeps: RouteDeps = {

@@ -4,6 +4,12 @@
  * type aliases (not interfaces) so a row is also a Record<string, unknown> for generic test code.
  */
 
+import type * as Approvals from './schema-approvals.js';
+import type * as ReceiptLog from './schema-receipt-log.js';
+
+export type * from './schema-receipt-log.js';
+export type * from './schema-approvals.js';
+
 export type TenantsTable = {
   id: string;
   name: string;
@@ -346,130 +352,14 @@ export type IdempotencyKeysTable = {
   expires_at: number;
 };
 
-export type ReceiptLogStateTable = {
-  tenant_id: string;
-  tree_size: number;
-  /** When the last checkpoint was signed (epoch ms); 0 for a log claimed before its first. */
-  updated_at: number;
-  /** The receipt-log job's lease on this log (epoch ms), null when none (migration 0013). */
-  claimed_until: number | null;
-};
-
-export type ReceiptLogTilesTable = {
-  tenant_id: string;
-  level: number;
-  tile_index: number;
-  hashes: Buffer;
-};
-
-export type ReceiptLogCheckpointsTable = {
-  tenant_id: string;
-  tree_size: number;
-  root_hash: Buffer;
-  note: string;
-  created_at: number;
-};
-
-export type ReceiptLogCosignaturesTable = {
-  tenant_id: string;
-  tree_size: number;
-  witness_name: string;
-  key_id_hex: string;
-  witness_key: string;
-  line: string;
-  created_at: number;
-};
-
-export type ReceiptLogWitnessSettingsTable = {
-  tenant_id: string;
-  /** JSON array of verifier keys. */
-  witness_keys: string;
-  required: number;
-  updated_at: number;
-};
-
-export type ReceiptLogKeysTable = {
-  kid: string;
-  public_key_b64url: string;
-  private_key_sealed: string;
-  created_at: number;
-};
-
-export type ApprovalsTable = {
-  id: string;
-  tenant_id: string;
-  /** The action's RFC 8785 canonical JSON text. */
-  action_json: string;
-  action_hash_hex: string;
-  title: string | null;
-  required: number;
-  initiator: string | null;
-  purpose: string | null;
-  status: string;
-  token_hash: string;
-  binding_code: string;
-  version: number;
-  created_at: number;
-  expires_at: number;
-  decided_at: number | null;
-};
-
-export type ApprovalApproversTable = {
-  approval_id: string;
-  subject: string;
-  tenant_id: string;
-  position: number;
-  decision: string | null;
-  receipt_id: string | null;
-  receipt_hash_hex: string | null;
-  decided_at: number | null;
-};
-
-export type ApprovalSetsTable = {
-  approval_id: string;
-  tenant_id: string;
-  canonical_json: string;
-  hash_hex: string;
-  kid: string;
-  signature_b64url: string;
-  decided_at: number;
-};
-
-export type ApprovalChallengesTable = {
-  challenge_id: string;
-  tenant_id: string;
-  approval_id: string;
-  intent: string;
-  created_at: number;
-};
-
-export type EnrollmentLinksTable = {
-  id: string;
-  tenant_id: string;
-  token_hash: string;
-  subject: string;
-  display_name: string | null;
-  registration_id: string | null;
-  created_at: number;
-  expires_at: number;
-  used_at: number | null;
-};
-
-export type UniqueActionClaimsTable = {
-  tenant_id: string;
-  action_hash_hex: string;
-  holder_id: string;
-  held_until: number;
-};
-
 export interface Database {
   tenants: TenantsTable;
-  approvals: ApprovalsTable;
-  approval_approvers: ApprovalApproversTable;
-  approval_sets: ApprovalSetsTable;
-  approval_challenges: ApprovalChallengesTable;
-  enrollment_links: EnrollmentLinksTable;
-  unique_action_claims: UniqueActionClaimsTable;
+  approvals: Approvals.ApprovalsTable;
+  approval_approvers: Approvals.ApprovalApproversTable;
+  approval_sets: Approvals.ApprovalSetsTable;
+  approval_challenges: Approvals.ApprovalChallengesTable;
+  enrollment_links: Approvals.EnrollmentLinksTable;
+  unique_action_claims: Approvals.UniqueActionClaimsTable;
   api_keys: ApiKeysTable;
   policies: PoliciesTable;
   registrations: RegistrationsTable;
@@ -490,12 +380,12 @@ export interface Database {
   invoices: InvoicesTable;
   invoice_counters: InvoiceCountersTable;
   idempotency_keys: IdempotencyKeysTable;
-  receipt_log_state: ReceiptLogStateTable;
-  receipt_log_tiles: ReceiptLogTilesTable;
-  receipt_log_checkpoints: ReceiptLogCheckpointsTable;
-  receipt_log_cosignatures: ReceiptLogCosignaturesTable;
-  receipt_log_witness_settings: ReceiptLogWitnessSettingsTable;
-  receipt_log_keys: ReceiptLogKeysTable;
+  receipt_log_state: ReceiptLog.ReceiptLogStateTable;
+  receipt_log_tiles: ReceiptLog.ReceiptLogTilesTable;
+  receipt_log_checkpoints: ReceiptLog.ReceiptLogCheckpointsTable;
+  receipt_log_cosignatures: ReceiptLog.ReceiptLogCosignaturesTable;
+  receipt_log_witness_settings: ReceiptLog.ReceiptLogWitnessSettingsTable;
+  receipt_log_keys: ReceiptLog.ReceiptLogKeysTable;
   console_members: ConsoleMembersTable;
   console_invites: ConsoleInvitesTable;
   console_sessions: ConsoleSessionsTable;

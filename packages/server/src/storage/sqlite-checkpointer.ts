@@ -7,8 +7,8 @@
  * PASSIVE checkpoint a short delay later. The connections keep their automatic checkpoint as a
  * backstop only, far above the default (CHECKPOINT_BACKSTOP_FRAMES): the WAL starts again from its
  * beginning only once every frame is copied, which under steady load is mostly the backstop's
- * work, and it bounds the WAL if the thread cannot keep up. docs/adr/0017-sqlite-writer-thread.md,
- * the amendment of the sixteenth pass.
+ * work, and it bounds the WAL if the thread cannot keep up.
+ * docs/adr/0017-sqlite-writer-thread.md#as-amended-since-issue-10.
  */
 import { Worker } from 'node:worker_threads';
 import { CLOSING, DUE, markDue, newCheckpointState } from './hot-path/checkpoint-due.js';
@@ -37,18 +37,27 @@ export interface SqliteCheckpointer {
   due(): void;
   /** Stops the thread once the checkpoint it may be running has ended. */
   close(): Promise<void>;
+  /** Whether a checkpoint thread runs now. */
+  running(): boolean;
+  /** Resolves once the thread started last has exited (at once when none was started). */
+  stopped(): Promise<void>;
 }
 
 const THREAD = new URL('./hot-path/sqlite-checkpoint-thread.js', import.meta.url);
 
-export function createSqliteCheckpointer(path: string, busyTimeoutMs: number): SqliteCheckpointer {
+export function createSqliteCheckpointer(
+  path: string,
+  busyTimeoutMs: number,
+  /** The clock of the restart rule (tests set it; the process uses Date.now). */
+  now: () => number = Date.now,
+): SqliteCheckpointer {
   const state = newCheckpointState();
   let worker: Worker | undefined;
   let startedAt = -Infinity;
   let stopped = Promise.resolve();
 
   const start = () => {
-    startedAt = Date.now();
+    startedAt = now();
     const started = new Worker(THREAD, {
       workerData: { path, busyTimeoutMs, state, delayMs: CHECKPOINT_DELAY_MS },
     });
@@ -68,7 +77,7 @@ export function createSqliteCheckpointer(path: string, busyTimeoutMs: number): S
 
   const run = () => {
     if (Atomics.load(state, CLOSING) !== 0) return;
-    if (worker === undefined && Date.now() - startedAt >= RESTART_AFTER_MS) worker = start();
+    if (worker === undefined && now() - startedAt >= RESTART_AFTER_MS) worker = start();
   };
 
   return {
@@ -88,5 +97,7 @@ export function createSqliteCheckpointer(path: string, busyTimeoutMs: number): S
       worker?.ref();
       await stopped;
     },
+    running: () => worker !== undefined,
+    stopped: () => stopped,
   };
 }

@@ -17,7 +17,7 @@
  * the thread, at once and outside any transaction (`read`). SQLite drops a connection's whole page
  * cache when another connection has committed since its last read, so on the main connection every
  * such read began cold, at about three times the cost; the thread's connection is the one that
- * commits, and its cache stays warm. Measured in docs/performance.md (issue 10, tenth pass).
+ * commits, and its cache stays warm. Measured in docs/performance-history.md, "Issue 10, tenth pass".
  *
  * Neither connection copies the WAL back into the database file in its COMMIT: a third thread
  * does (sqlite-checkpointer.ts), after the commits of both have marked a checkpoint as due.

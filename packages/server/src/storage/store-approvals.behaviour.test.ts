@@ -4,28 +4,22 @@
  * uniqueActions claim per action, tenant scoping; and the quorum recorded by concurrent decisions
  * through the domain over the real store. Same suite for both dialects.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import type { ApprovalRecord, ApproverRecord, EnrollmentLinkRecord } from '../domain/approvals/ports.js';
 import { recordApprovalDecision } from '../domain/approvals/record-approval-decision.js';
 import { UniqueViolation } from '../domain/ports.js';
 import { depsFromStore } from '../compose.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
-import { DIALECTS, openTestStore, pgAvailable, type TestStore } from './testing.js';
+import { describeEachDialect, useTestStore } from './each-dialect.js';
 
-const postgresReady = await pgAvailable();
 const hex = (n: number) => n.toString(16).padStart(2, '0').repeat(32);
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect === 'postgres' && !postgresReady)(`store behaviour: approvals (${dialect})`, () => {
-    let db: TestStore;
+describeEachDialect(
+  (dialect) => `store behaviour: approvals (${dialect})`,
+  (dialect) => {
+    const db = useTestStore(dialect);
     const records = new TestRecords();
-    beforeAll(async () => {
-      db = await openTestStore(dialect);
-    });
-    afterAll(async () => {
-      await db?.cleanup();
-    });
 
     const approval = (tenantId: string, o: Partial<ApprovalRecord> = {}): ApprovalRecord => ({
       id: records.id('apr'),
@@ -201,5 +195,5 @@ for (const dialect of DIALECTS) {
       const set = await db.store.approvals.sets.get(a.tenantId, a.id);
       expect(JSON.parse(set!.canonicalJson).approvals).toHaveLength(2);
     });
-  });
-}
+  },
+);

@@ -4,8 +4,8 @@
  * increments, gap-free invoice numbers, plan assignments, and the 0004 backfill of rollups
  * from events stored before it.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDialect } from '../../test/support/each-dialect.js';
+import { expect, it } from 'vitest';
+import { describeEachDialect, useTestStore } from './each-dialect.js';
 import { BillingPeriodClosed } from '../domain/billing/ports.js';
 import type { UsageEventRecord } from '../domain/usage/ports.js';
 import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
@@ -13,7 +13,7 @@ import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
 import { openDatabase, type StoreOptions } from './open-database.js';
 import { createStore } from './open-store.js';
 import { seedTenant, TestRecords } from './test-records.js';
-import { dropTestSchema, openTestStore, type TestStore } from './testing.js';
+import { dropTestSchema } from './testing.js';
 
 const HOUR = 3_600_000;
 const MAY = Date.UTC(2030, 4, 1);
@@ -22,7 +22,7 @@ const JUNE = Date.UTC(2030, 5, 1);
 describeEachDialect(
   (dialect) => `store behaviour: billing (${dialect})`,
   (dialect) => {
-    let db: TestStore;
+    const db = useTestStore(dialect, { pgPoolSize: 10 });
     const records = new TestRecords();
     const usage = (
       tenantId: string,
@@ -36,12 +36,6 @@ describeEachDialect(
       quantity,
       occurredAt,
       sourceId: records.id('src'),
-    });
-    beforeAll(async () => {
-      db = await openTestStore(dialect, { pgPoolSize: 10 });
-    });
-    afterAll(async () => {
-      await db?.cleanup();
     });
 
     it('adds each usage event to its hour, day and month buckets, in the same transaction', async () => {

@@ -3,12 +3,12 @@
  * updates under concurrency (on PostgreSQL the racing statements run on separate pooled
  * connections). Same suite for both dialects; see store.behaviour.test.ts.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDialect } from '../../test/support/each-dialect.js';
+import { expect, it } from 'vitest';
+import { describeEachDialect, useTestStore } from './each-dialect.js';
 import { UniqueViolation } from '../domain/ports.js';
 import { type ChallengeSettlement } from '../domain/presence/ports.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
-import { openTestStore, type TestStore } from './testing.js';
+import { openTestStore } from './testing.js';
 
 const RACERS = 20;
 
@@ -28,14 +28,8 @@ function race<T>(run: (index: number) => Promise<T>): Promise<T[]> {
 describeEachDialect(
   (dialect) => `store behaviour: integrity (${dialect})`,
   (dialect) => {
-    let db: TestStore;
+    const db = useTestStore(dialect, { pgPoolSize: 10 });
     const records = new TestRecords();
-    beforeAll(async () => {
-      db = await openTestStore(dialect, { pgPoolSize: 10 });
-    });
-    afterAll(async () => {
-      await db?.cleanup();
-    });
 
     it('maps unique violations to UniqueViolation with the same constraint name and the driver error as cause', async () => {
       const { tenant, policy } = await seedTenant(db.store, records);

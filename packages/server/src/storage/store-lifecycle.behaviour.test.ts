@@ -3,7 +3,7 @@
  * for both dialects.
  */
 import { randomBytes } from 'node:crypto';
-import { describeEachDialect } from '../../test/support/each-dialect.js';
+import { describeEachDialect } from './each-dialect.js';
 import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
 import { mkdtemp, rm } from 'node:fs/promises';

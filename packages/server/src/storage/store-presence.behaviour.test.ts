@@ -2,12 +2,11 @@
  * The Store's behaviour, part 2: credentials, challenges, receipts, and tenant isolation.
  * Same suite for both dialects; see store.behaviour.test.ts.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDialect } from '../../test/support/each-dialect.js';
+import { expect, it } from 'vitest';
+import { describeEachDialect, useTestStore } from './each-dialect.js';
 import type { ChallengeSettlement } from '../domain/presence/ports.js';
 import type { Store } from '../domain/ports.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
-import { openTestStore, type TestStore } from './testing.js';
 
 const VERIFIED: ChallengeSettlement = {
   status: 'verified',
@@ -21,14 +20,8 @@ const VERIFIED: ChallengeSettlement = {
 describeEachDialect(
   (dialect) => `store behaviour: presence (${dialect})`,
   (dialect) => {
-    let db: TestStore;
+    const db = useTestStore(dialect);
     const records = new TestRecords();
-    beforeAll(async () => {
-      db = await openTestStore(dialect);
-    });
-    afterAll(async () => {
-      await db?.cleanup();
-    });
 
     async function enrol(store: Store, tenantId: string, policyId: string, subject = 'user-1') {
       const reg = records.registration(tenantId, policyId, { subject });

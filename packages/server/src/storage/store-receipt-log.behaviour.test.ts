@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDialect } from '../../test/support/each-dialect.js';
+import { describeEachDialect, useTestStore } from './each-dialect.js';
 import type { Store } from '../domain/ports.js';
 import type { TenantRecord } from '../domain/tenants/ports.js';
 import type { PolicyRecord } from '../domain/policy/ports.js';
@@ -19,19 +19,13 @@ import * as sqliteEvidence from './migrations/sqlite/0002-evidence.js';
 import { openDatabase } from './open-database.js';
 import { createStore } from './open-store.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
-import { dropTestSchema, openTestStore, testDatabaseUrl, type TestStore } from './testing.js';
+import { dropTestSchema, testDatabaseUrl } from './testing.js';
 
 describeEachDialect(
   (dialect) => `store behaviour: receipt log (${dialect})`,
   (dialect) => {
-    let db: TestStore;
+    const db = useTestStore(dialect);
     const records = new TestRecords();
-    beforeAll(async () => {
-      db = await openTestStore(dialect);
-    });
-    afterAll(async () => {
-      await db?.cleanup();
-    });
 
     function receiptFor(tenant: TenantRecord, policy: PolicyRecord, issuedAt = T0) {
       const challenge = records.challenge(tenant.id, policy.id);

@@ -3,23 +3,16 @@
  * registrations, signing keys, outbox, usage). Parts 2 and 3 are store-presence.behaviour.test.ts
  * and store-integrity.behaviour.test.ts.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDialect } from '../../test/support/each-dialect.js';
+import { expect, it } from 'vitest';
+import { describeEachDialect, useTestStore } from './each-dialect.js';
 import { UniqueViolation } from '../domain/ports.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
-import { openTestStore, type TestStore } from './testing.js';
 
 describeEachDialect(
   (dialect) => `store behaviour (${dialect})`,
   (dialect) => {
-    let db: TestStore;
+    const db = useTestStore(dialect);
     const records = new TestRecords();
-    beforeAll(async () => {
-      db = await openTestStore(dialect);
-    });
-    afterAll(async () => {
-      await db?.cleanup();
-    });
 
     it('reports its dialect and answers ping', async () => {
       expect(db.store.dialect).toBe(dialect);

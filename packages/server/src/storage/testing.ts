@@ -24,6 +24,8 @@ export interface TestStore {
   rows<T extends keyof Database>(table: T): Promise<Database[T][]>;
   /** Every table of the schema, for tests that assert nothing changed anywhere. */
   tables(): Promise<string[]>;
+  /** Inserts raw rows, e.g. rows an older build wrote (test/fixtures/stored-rows/). */
+  insert<T extends keyof Database>(table: T, rows: readonly Database[T][]): Promise<void>;
   /** Closes the store and deletes the file or drops the schema. */
   cleanup(): Promise<void>;
 }
@@ -82,6 +84,13 @@ export async function openTestStore(
               name: string;
             }>`select table_name as name from information_schema.tables where table_schema = current_schema() order by 1`;
       return (await query.execute(handle.db)).rows.map((r) => r.name);
+    },
+    insert: async (table, rows) => {
+      if (rows.length > 0)
+        await handle.db
+          .insertInto(table)
+          .values(rows as never)
+          .execute();
     },
     rows: async <T extends keyof Database>(table: T) =>
       (await sql<Database[T]>`select * from ${sql.table(table)} order by 1`.execute(handle.db)).rows,

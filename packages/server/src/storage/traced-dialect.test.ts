@@ -10,7 +10,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDialect } from '../../test/support/each-dialect.js';
+import { describeEachDialect } from './each-dialect.js';
 import { openDatabase, type DatabaseHandle } from './open-database.js';
 import { testDatabaseUrl } from './testing.js';
 

@@ -65,7 +65,7 @@ export interface TransactionGuard {
  *
  * It needs AsyncLocalStorage, which on Node 20 and 22 puts a promise hook on every promise of the
  * process. On Node 20 the guard cost about 7 % of a verification's server CPU on SQLite and 9 % of
- * a creation's (docs/performance.md, fourteenth pass; ADR 0018). So it is a development check: on
+ * a creation's (docs/performance-history.md, fourteenth pass; ADR 0018). So it is a development check: on
  * outside production (tests, `npm start`), off by default in production (`PRESENCE_STORE_GUARD`).
  * `enabled: false` is the same store without the check.
  */

@@ -1,6 +1,6 @@
 /**
  * The hosted approval and enrollment pages in real Chromium, on SQLite and PostgreSQL: every
- * person has their own browser context with its own virtual authenticator (contract §13).
+ * person has their own browser context with its own virtual authenticator (docs/api-contract.md#13-approvals).
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

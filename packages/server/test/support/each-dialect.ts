@@ -1,63 +1,7 @@
-/**
- * The two helpers every behavioural suite starts from:
- * - `describeEachDialect(name, fn)` runs one suite on SQLite and on PostgreSQL. The PostgreSQL half
- *   follows `pgAvailable()`: skipped with a printed reason on a machine without PostgreSQL, a
- *   failure in CI (CI=true), never a silent skip.
- * - `startedForSuite(start, stop)` starts something before the suite's tests and stops it after
- *   them, returning a handle that forwards to the started value (so tests write `s.request(...)`).
- */
-import { afterAll, beforeAll, describe } from 'vitest';
-import type { Dialect } from '../../src/storage/open-database.js';
-import { DIALECTS, pgAvailable } from '../../src/storage/testing.js';
-
-/** Checked once per test file (each file runs in its own process). */
-const postgresReady = await pgAvailable();
-
-/** Whether the PostgreSQL half runs on this machine (for suites that need to say so). */
-export function dialectAvailable(dialect: Dialect): boolean {
-  return dialect === 'sqlite' || postgresReady;
-}
-
-/**
- * `describe(\`${name} on ${dialect}\`)` for each dialect. `name` may also be a function of the
- * dialect, for suites whose titles put it elsewhere.
- */
-export function describeEachDialect(
-  name: string | ((dialect: Dialect) => string),
-  fn: (dialect: Dialect) => void,
-): void {
-  for (const dialect of DIALECTS) {
-    const title = typeof name === 'string' ? `${name} on ${dialect}` : name(dialect);
-    describe.skipIf(!dialectAvailable(dialect))(title, () => fn(dialect));
-  }
-}
-
-/**
- * Starts `start()` in a beforeAll and `stop` in an afterAll of the enclosing suite. The returned
- * object forwards every property to the started value; reading it before the suite starts throws.
- */
-export function startedForSuite<T extends object>(
-  start: () => Promise<T>,
-  stop: (value: T) => Promise<void>,
-): T {
-  let current: T | undefined;
-  beforeAll(async () => {
-    current = await start();
-  });
-  afterAll(async () => {
-    if (current !== undefined) await stop(current);
-    current = undefined;
-  });
-  const started = (): T => {
-    if (current === undefined) throw new Error('used outside the suite that started it');
-    return current;
-  };
-  return new Proxy({} as T, {
-    get: (_target, property) => {
-      const value = Reflect.get(started(), property) as unknown;
-      return typeof value === 'function' ? (value as () => unknown).bind(started()) : value;
-    },
-    set: (_target, property, value) => Reflect.set(started(), property, value),
-    has: (_target, property) => Reflect.has(started(), property),
-  });
-}
+/** The suite helpers live beside the dialect list; tests under test/ import them from here. */
+export {
+  describeEachDialect,
+  dialectAvailable,
+  startedForSuite,
+  useTestStore,
+} from '../../src/storage/each-dialect.js';

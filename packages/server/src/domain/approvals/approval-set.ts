@@ -4,7 +4,7 @@ import type { ReceiptSigner } from '../receipts/receipt-signer.js';
 import type { ApprovalRecord, ApprovalSetRecord, ApproverRecord } from './ports.js';
 
 /**
- * The `presence.approval-set.v1` of an approval that reached its quorum (contract §13): the
+ * The `presence.approval-set.v1` of an approval that reached its quorum (docs/api-contract.md#13-approvals): the
  * approvers who approved, each with their receipt, in the order they decided.
  */
 export function buildApprovalSet(

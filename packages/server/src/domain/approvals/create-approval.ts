@@ -24,7 +24,7 @@ export interface LinkSettings {
 type CreateDeps = Pick<Deps, 'store' | 'clock' | 'random' | 'currentPolicies' | 'audit'>;
 
 /**
- * Asks the listed approvers to approve one exact action (contract §13): the action is stored in
+ * Asks the listed approvers to approve one exact action (docs/api-contract.md#13-approvals): the action is stored in
  * its RFC 8785 canonical form with its SHA-256, and the link's token only as a hash. The response
  * is the only time the link is shown.
  */

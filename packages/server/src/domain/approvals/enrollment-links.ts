@@ -17,7 +17,7 @@ type LinkDeps = Pick<Deps, 'store' | 'clock' | 'random'>;
 
 /**
  * A single-use link that lets a person enroll one passkey for `subject` on the service's page,
- * for callers without a frontend of their own (contract §13). Only the token's hash is stored.
+ * for callers without a frontend of their own (docs/api-contract.md#13-approvals). Only the token's hash is stored.
  */
 export async function createEnrollmentLink(
   deps: LinkDeps,

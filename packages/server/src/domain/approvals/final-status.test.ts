@@ -4,7 +4,7 @@ import { finalStatus } from './record-approval-decision.js';
 type D = 'approved' | 'rejected' | null;
 const of = (...decisions: D[]) => decisions.map((decision) => ({ decision }));
 
-describe('the quorum rule (contract §13)', () => {
+describe('the quorum rule (docs/api-contract.md#13-approvals)', () => {
   const cases: [number, D[], string | undefined][] = [
     [1, [null], undefined],
     [1, ['approved'], 'approved'],

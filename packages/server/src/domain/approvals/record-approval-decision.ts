@@ -17,7 +17,7 @@ export interface ApproverReceipt {
 
 /**
  * Records one approver's decision, backed by their receipt, and settles the approval when it is
- * final (contract §13): `approved` once `required` approvers approved, `rejected` once the
+ * final (docs/api-contract.md#13-approvals): `approved` once `required` approvers approved, `rejected` once the
  * rejections leave too few to reach it. One transaction: it first locks the pending approval's row
  * (a compare-and-set that also refuses an expired one), so the decisions of one approval are
  * counted one at a time on any number of instances; the final status, the approval set and the
@@ -68,7 +68,7 @@ export async function recordApprovalDecision(
   return outcome;
 }
 
-/** The quorum rule of contract §13, over every approver's current decision. */
+/** The quorum rule of docs/api-contract.md#13-approvals, over every approver's current decision. */
 export function finalStatus(
   required: number,
   approvers: Pick<ApproverRecord, 'decision'>[],

@@ -11,7 +11,7 @@ export async function uniqueActionsOn(deps: RuleDeps, tenantId: string): Promise
 type RuleDeps = Pick<Deps, 'store' | 'clock' | 'currentPolicies'>;
 
 /**
- * Policy rule uniqueActions (contract §13), for a new approval or challenge of `actionHashHex`:
+ * Policy rule uniqueActions (docs/api-contract.md#13-approvals), for a new approval or challenge of `actionHashHex`:
  * with the rule off, nothing (no query). With it on, 409 action_already_approved when a receipt
  * (other than an approval ceremony's) or an approved approval already exists for the action, or
  * when another live challenge or approval holds the action's claim; otherwise `holder` takes the

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDialect } from '../../../test/support/each-dialect.js';
+import { describeEachDialect } from '../../storage/each-dialect.js';
 import { createSecretBox } from '../secrets.js';
 import { seedTenant, TestRecords } from '../../storage/test-records.js';
 import { openTestStore, type TestStore } from '../../storage/testing.js';

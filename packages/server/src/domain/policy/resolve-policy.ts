@@ -32,3 +32,26 @@ export function resolvePolicy(body: PolicyBody): PolicyRules {
     ...(body.uniqueActions === true && { uniqueActions: true }),
   };
 }
+
+/**
+ * A stored policy version as this build reads it: every field the version has, as stored; a field
+ * added to PolicyRules after it was written, at its default. Stored versions are immutable and read
+ * forever, so a new rule must be optional in PolicyBody with a default that means what versions
+ * written before it enforced (docs/storage.md#stored-forever-read-forever).
+ */
+export function readStoredRules(stored: PolicyRules): PolicyRules {
+  const defaults = resolvePolicy({ rpId: stored.rpId, allowedOrigins: stored.allowedOrigins ?? [] });
+  return withDefaults(defaults, stored);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function withDefaults<T>(defaults: T, stored: unknown): T {
+  if (!isPlainObject(defaults) || !isPlainObject(stored))
+    return stored === undefined ? defaults : (stored as T);
+  const merged: Record<string, unknown> = { ...stored };
+  for (const [key, value] of Object.entries(defaults)) merged[key] = withDefaults(value, stored[key]);
+  return merged as T;
+}

@@ -27,7 +27,7 @@ export type ChallengeDeps = Pick<
 >;
 
 /**
- * Issues a single-use challenge whose bytes commit to the action hash (contract §2). With a
+ * Issues a single-use challenge whose bytes commit to the action hash (docs/api-contract.md#2-the-action-is-inside-the-signed-bytes). With a
  * subject, only that subject's active credentials are allowed.
  */
 export async function createChallenge(

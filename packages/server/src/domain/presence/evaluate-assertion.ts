@@ -24,30 +24,28 @@ export function presentedCredentialId(assertion: Assertion): string | null {
   return rawId === null || rawId.length === 0 ? null : rawId.toString('base64url');
 }
 
-/** Where the evaluation gets the challenge's policy version and the presented credential. */
-export interface EvaluationSources {
-  policy(): Promise<PolicyRecord | undefined>;
-  credential(credentialId: string): Promise<CredentialInUse | undefined>;
+/** What the caller has read for the evaluation: the challenge's policy version, and the credential
+ * enrolled under the presented id (undefined when either is not there). */
+export interface EvaluationInputs {
+  policy: PolicyRecord | undefined;
+  credential: CredentialInUse | undefined;
 }
 
 /**
  * Everything that decides a presence check, before anything is written: challenge freshness,
  * which credential signed, whether it may sign for this challenge, and the WebAuthn checks.
  */
-export async function evaluateAssertion(
+export function evaluateAssertion(
   deps: Pick<Deps, 'publicKeys'>,
   challenge: ChallengeRecord,
   assertion: Assertion,
   now: number,
-  sources: EvaluationSources,
-): Promise<Evaluation> {
+  { policy, credential }: EvaluationInputs,
+): Evaluation {
   if (challenge.expiresAt <= now)
     return deny('CHALLENGE_EXPIRED', 'the challenge expired before it was used');
-  const policy = await sources.policy();
   if (!policy) return deny('CHALLENGE_NOT_FOUND', 'the policy of this challenge is gone');
-  const credentialId = presentedCredentialId(assertion);
-  if (credentialId === null) return deny('ASSERTION_MALFORMED', 'rawId is not base64url');
-  const credential = await sources.credential(credentialId);
+  if (presentedCredentialId(assertion) === null) return deny('ASSERTION_MALFORMED', 'rawId is not base64url');
   if (!credential) return deny('CREDENTIAL_NOT_FOUND', 'no enrolled credential has this id');
   if (credential.revokedAt !== null)
     return deny('CREDENTIAL_REVOKED', 'the credential was revoked', credential);

@@ -45,9 +45,9 @@ export async function verifyPresence(
   const { challenge } = read;
   if (challenge.status !== 'pending') return alreadyUsed(challenge.id);
   const now = deps.clock.now();
-  const evaluation = await evaluateAssertion(deps, challenge, input.assertion, now, {
-    policy: () => policyVersion(deps, tenantId, challenge.policyId),
-    credential: async (credentialId) => (credentialId === presented ? read.credential : undefined),
+  const evaluation = evaluateAssertion(deps, challenge, input.assertion, now, {
+    policy: await policyVersion(deps, tenantId, challenge.policyId),
+    credential: read.credential,
   });
   // Before the transaction: a signer that cannot be sure of its key refuses (503) with the challenge untouched.
   if (evaluation.verified) await deps.signer.ensureFresh();

@@ -70,7 +70,7 @@ export function logKeySealContext(kid: string): string {
   return `presence/log-key/${kid}`;
 }
 
-/** `<prefix>/presence/<tenantId>`: the origin line of a tenant's checkpoints (contract §10). */
+/** `<prefix>/presence/<tenantId>`: the origin line of a tenant's checkpoints (docs/api-contract.md#11-the-receipt-log). */
 export function logOrigin(prefix: string, tenantId: string): string {
   return `${prefix}/presence/${tenantId}`;
 }

@@ -16,7 +16,7 @@ const MAX_CACHED_NODES = 256;
  * A hit in the younger one (most hits: every proof reads the same upper nodes and tiles) changes
  * nothing. Reordering a Map on every hit instead rebuilt its table over and over, and those
  * tables, alive at each young collection, were promoted and piled up in the old generation
- * (docs/performance.md, export peak RSS).
+ * (docs/performance-history.md, "Issue 10, third pass").
  */
 class RecentlyUsed<K, V> {
   #young = new Map<K, V>();

@@ -16,7 +16,7 @@ export interface ReceiptFacts {
   verifiedAt: number;
 }
 
-/** The receipt object of contract §5: every field present, null when absent. */
+/** The receipt object of docs/api-contract.md#6-receipts: every field present, null when absent. */
 export function buildReceipt(f: ReceiptFacts): Receipt {
   const a = f.assertion;
   return {

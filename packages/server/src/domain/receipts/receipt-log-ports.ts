@@ -2,7 +2,7 @@
  * The receipt log: every receipt of a tenant in `seq` order. `seq` is per tenant, gap-free and
  * assigned inside the receipt's transaction while the tenant's counter row is locked, so seq
  * order is commit order: once seq n is visible, every seq below n is too. Keyset paging on seq
- * therefore neither repeats nor skips while receipts arrive (see docs/adr/0002-receipt-seq.md).
+ * therefore neither repeats nor skips while receipts arrive (see docs/adr/0005-receipt-seq-and-export-packs.md).
  */
 import type { ChallengeRecord } from '../presence/ports.js';
 import type { ReceiptRecord } from './ports.js';

@@ -4,7 +4,7 @@ import type { WebhookEndpointRecord } from './ports.js';
 /**
  * A new signing secret: `whsec_` + 32 random bytes in standard base64 (44 characters, padded),
  * the Standard Webhooks form. Shown to the tenant once. X-PRESENCE-Signature is keyed with the
- * whole string as UTF-8 (contract §7); webhook-signature with the 32 decoded bytes.
+ * whole string as UTF-8 (docs/api-contract.md#8-webhooks); webhook-signature with the 32 decoded bytes.
  */
 export function newWebhookSecret(deps: Pick<Deps, 'random'>): string {
   return `whsec_${deps.random.bytes(32).toString('base64')}`;

@@ -2,7 +2,6 @@ import { ERRORS, problemType, type ErrorCode } from '@presence/contract';
 import { requestOrigin } from './problem.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
-import { withAudit } from '../../domain/audit/with-audit.js';
 import type { Deps } from '../../domain/deps.js';
 import { fingerprintRequest } from '../../domain/idempotency/fingerprint-request.js';
 import {
@@ -38,22 +37,11 @@ const IdempotencyHeaders = Type.Object({
  * runs the route and stores its response (2xx and definitive 4xx; never 5xx, 408, 409, 425 or
  * 429) in the transaction of its change; later uses with the same request get that response again with
  * `Idempotent-Replayed: true`, with another request 409 idempotency_conflict. Without the header
- * the route runs as usual. See docs/adr/0004-idempotency-keys.md.
+ * the route runs as usual. See docs/adr/0004-idempotency-keys.md. A keyed request's handler gets
+ * the execution's deps as `request.deps` (registerRequestDeps sets the service's before).
  */
 export function registerIdempotency(app: App, deps: Deps): void {
-  // Replaced on every request below; null here so no object is shared between requests.
-  app.decorateRequest('deps', null as unknown as Deps);
   app.decorateRequest('idempotency', null);
-  app.addHook('onRequest', async (request) => {
-    // An API key's request acts as that key (audit events, domain/audit); auth ran before this hook.
-    const auth = request.auth;
-    request.deps = auth
-      ? withAudit(deps, {
-          actor: { type: 'api_key', id: auth.keyId, name: auth.keyName },
-          requestId: request.id,
-        })
-      : deps;
-  });
   app.addHook('onRoute', (route) => {
     if (route.config?.idempotent !== true) return;
     route.schema = { ...route.schema, headers: IdempotencyHeaders };

@@ -25,7 +25,7 @@ function actorOf(request: { auth: { keyId: string } | null }) {
   return { apiKeyId: request.auth?.keyId ?? 'unknown' };
 }
 
-/** The approvals API of contract §13 (docs/approvals.md). */
+/** The approvals API of docs/api-contract.md#13-approvals (docs/approvals.md). */
 export function approvalRoutes(app: App, { cursors, links }: RouteDeps): void {
   app.post('/v1/approvals', {
     config: { scope: 'approvals:write', idempotent: true },

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Invoice, InvoiceLine, Meter } from '@presence/contract';
 import { shiftLeft } from '../../domain/billing/decimal.js';
-import { html, SafeHtml } from '../../portal/html.js';
+import { html, SafeHtml } from '../../html.js';
 
 const METER_LABELS: Record<Meter, string> = {
   'challenges.created': 'Challenges issued',

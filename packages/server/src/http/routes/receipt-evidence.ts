@@ -11,7 +11,7 @@ import type { RouteDeps } from './route-deps.js';
 
 const tags = ['receipts'];
 
-/** The receipt log: paged listing and the signed, streamed export pack (contract §5, §6). */
+/** The receipt log: paged listing and the signed, streamed export pack (docs/api-contract.md#6-receipts, docs/api-contract.md#7-export-packs). */
 export function receiptEvidenceRoutes(app: App, { cursors, metrics }: RouteDeps): void {
   app.get('/v1/presence/receipts', {
     config: { scope: 'receipts:read' },

@@ -18,7 +18,7 @@ import type { RouteDeps } from './route-deps.js';
 
 const tags = ['receipt log'];
 
-/** The tenant's receipt log (contract §10): checkpoint, proofs, tiles, witness cosignatures. */
+/** The tenant's receipt log (docs/api-contract.md#11-the-receipt-log): checkpoint, proofs, tiles, witness cosignatures. */
 export function receiptLogRoutes(app: App, _routeDeps: RouteDeps): void {
   app.get('/v1/presence/log/checkpoint', {
     config: { scope: 'receipts:read' },

@@ -137,7 +137,7 @@ function plainText(text: string): string {
     .join('');
 }
 
-/** The hosted approval page (contract §13): complete without its script; the script runs ceremonies. */
+/** The hosted approval page (docs/api-contract.md#13-approvals): complete without its script; the script runs ceremonies. */
 export function renderApprovalPage({ state: s, qrSvg }: ApprovalPageInput): string {
   const findings = emptyFindings();
   const heading = s.title === null ? html`Approve this action?` : shownText(s.title, findings);

@@ -38,7 +38,7 @@ function enrollSection(s: State): SafeHtml {
   </section>`;
 }
 
-/** The hosted enrollment page (contract §13): one passkey for the link's subject. */
+/** The hosted enrollment page (docs/api-contract.md#13-approvals): one passkey for the link's subject. */
 export function renderEnrollPage(s: State): string {
   const findings = emptyFindings();
   const who =

@@ -22,7 +22,7 @@ const sendPage = (reply: FastifyReply, status: number, page: string) =>
 const isNotFound = (error: unknown) => error instanceof DomainError && error.code === 'not_found';
 
 /**
- * `GET /approve/<token>` and `GET /enroll/<token>`: the hosted pages (contract §13), server-rendered
+ * `GET /approve/<token>` and `GET /enroll/<token>`: the hosted pages (docs/api-contract.md#13-approvals), server-rendered
  * from the same state as their JSON (`…/state`), in their own context with the portal's CSP. An
  * unknown token is a friendly HTML 404, never JSON. Pages are never cached nor sent as a referrer.
  */

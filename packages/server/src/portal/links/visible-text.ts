@@ -1,5 +1,5 @@
 /**
- * What a person sees must be what was hashed (contract §13): characters that reorder text or
+ * What a person sees must be what was hashed (docs/api-contract.md#13-approvals): characters that reorder text or
  * show nothing are made visible as marks such as `⟨U+202E⟩`, and words that mix Latin with
  * Cyrillic or Greek (or are written wholly in Latin look-alikes of those scripts) are flagged.
  */

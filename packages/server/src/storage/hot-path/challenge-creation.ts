@@ -65,6 +65,7 @@ async function pgCreate(run: Run, c: ChallengeCreation): Promise<QuotaCounter | 
       rest[8],
       c.usage.id,
       ...buckets(c.usage.occurredAt),
+      c.usage.meter,
     ]),
   );
   const row = rows[0];

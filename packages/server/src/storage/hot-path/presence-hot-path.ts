@@ -36,6 +36,8 @@ import {
   type RunProgram,
 } from './run-statement.js';
 import * as S from './statements.js';
+import { outboxEventValues } from '../tables/outbox-events.js';
+import { receiptValues } from '../tables/receipts.js';
 
 /** Where the hot path's writes go from a handle outside a transaction; unset: on the handle. */
 export interface HotPathLanes {
@@ -120,7 +122,7 @@ function credentialOf(row: Record<string, unknown>) {
 }
 
 function eventValues(e: OutboxEventRecord) {
-  return [e.id, e.tenantId, e.type, JSON.stringify(e.payload ?? null), e.createdAt, currentTraceParent()];
+  return outboxEventValues(e, currentTraceParent());
 }
 
 /** A verified settlement on its way to PostgreSQL, with the trace its event continues. */
@@ -165,6 +167,8 @@ export async function pgVerified(run: Run, members: readonly PgVerifiedMember[])
       column((m) => m.settlement.receipt.hashHex),
       column((m) => m.settlement.receipt.kid),
       column((m) => m.settlement.receipt.signatureB64Url),
+      column((m) => m.settlement.event.type),
+      column((m) => m.settlement.usage.meter),
     ]),
   );
   const row = rows[0]!;
@@ -208,6 +212,8 @@ async function pgVerifiedOne(
       r.kid,
       r.signatureB64Url,
       traceParent,
+      s.event.type,
+      s.usage.meter,
     ]),
   );
   const row = rows[0]!;
@@ -245,20 +251,7 @@ async function sqliteVerified(program: RunProgram, s: VerifiedSettlement): Promi
       ...sqliteUsageSteps(s.usage),
       // Last: the tenant's receipt sequence (SQLite serializes writers anyway; same order as PostgreSQL).
       sqliteStep(S.NEXT_RECEIPT_SEQ, [r.tenantId], { keep: 'value' }),
-      sqliteStep(S.INSERT_RECEIPT, [
-        r.id,
-        r.tenantId,
-        r.challengeId,
-        r.credentialRef,
-        r.subject,
-        r.actionHashHex,
-        r.issuedAt,
-        r.canonicalJson,
-        r.hashHex,
-        r.kid,
-        r.signatureB64Url,
-        KEPT,
-      ]),
+      sqliteStep(S.INSERT_RECEIPT, receiptValues(r, KEPT)),
     ],
   });
   if (result.outcome === 'counter-moved') return { kind: 'counter-moved' };
@@ -283,6 +276,8 @@ async function pgDenied(run: Run, s: DeniedSettlement): Promise<'settled' | 'alr
       s.usage.id,
       ...buckets(s.usage.occurredAt),
       currentTraceParent(),
+      s.event.type,
+      s.usage.meter,
     ]),
   );
   const row = rows[0]!;

@@ -7,6 +7,7 @@ import type { Dialect } from '../open-database.js';
 import type { Database } from '../schema.js';
 import { runProgram, type Program, type ProgramResult, type Step } from './sqlite-program.js';
 import * as S from './statements.js';
+import { usageEventValues } from '../tables/usage-events.js';
 
 export type Run = <R>(text: string, values: readonly unknown[]) => Promise<{ rows: R[]; changed: number }>;
 
@@ -31,14 +32,10 @@ export function buckets(at: number): [number, number, number] {
   return [bucketStart('month', at), bucketStart('day', at), bucketStart('hour', at)];
 }
 
-function usageValues(u: UsageEventRecord) {
-  return [u.id, u.tenantId, u.meter, u.quantity, u.occurredAt, u.sourceId];
-}
-
 /** SQLite: the usage event and its rollups; a sealed month undoes the program (`period-closed`). */
 export function sqliteUsageSteps(u: UsageEventRecord): Step[] {
   return [
-    sqliteStep(S.INSERT_USAGE, usageValues(u)),
+    sqliteStep(S.INSERT_USAGE, usageEventValues(u)),
     sqliteStep(S.ADD_TO_ROLLUPS, [u.tenantId, u.meter, u.quantity, ...buckets(u.occurredAt)], {
       expect: 'three rows',
       otherwise: { outcome: PERIOD_CLOSED, undo: true },

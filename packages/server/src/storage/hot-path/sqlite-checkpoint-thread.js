@@ -11,7 +11,7 @@
  * that says the store is closing. No message crosses threads.
  * A failed checkpoint changes nothing durable; the next mark tries again, and the connections'
  * own automatic checkpoint, set far higher than SQLite's default, still bounds the WAL
- * (docs/adr/0017-sqlite-writer-thread.md, the amendment of the sixteenth pass).
+ * (docs/adr/0017-sqlite-writer-thread.md#as-amended-since-issue-10).
  */
 import { workerData } from 'node:worker_threads';
 import SqliteDatabase from '../sqlite-driver.js';

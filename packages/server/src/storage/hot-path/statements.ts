@@ -6,6 +6,12 @@
  * (store-presence-hot-path.behaviour.test.ts).
  */
 import { CREDENTIAL_IN_USE_COLUMNS } from '../repos/credentials.js';
+import { OUTBOX_EVENT_COLUMNS } from '../tables/outbox-events.js';
+import { RECEIPT_COLUMNS } from '../tables/receipts.js';
+import { USAGE_EVENT_COLUMNS } from '../tables/usage-events.js';
+
+/** `($1, $2, …)` for the columns of an insert. */
+const placeholders = (columns: readonly string[]) => `(${columns.map((_, i) => `$${i + 1}`).join(', ')})`;
 
 /**
  * The credential's columns a presence check reads (not the enrollment evidence), prefixed `cr_`
@@ -32,13 +38,13 @@ export const SETTLE_CHALLENGE = `update challenges set status = $1, used_at = $2
   receipt_id = $5, credential_ref = $6
   where tenant_id = $7 and id = $8 and status = 'pending'`;
 
-/** $1 id, $2 tenant, $3 type, $4 payload JSON, $5 created_at, $6 trace parent (null: none). */
-export const INSERT_EVENT = `insert into outbox_events (id, tenant_id, type, payload, created_at, trace_parent)
-  values ($1, $2, $3, $4, $5, $6)`;
+/** The event's columns in OUTBOX_EVENT_COLUMNS order (tables/outbox-events.ts `outboxEventValues`). */
+export const INSERT_EVENT = `insert into outbox_events (${OUTBOX_EVENT_COLUMNS})
+  values ${placeholders(OUTBOX_EVENT_COLUMNS)}`;
 
-/** $1 id, $2 tenant, $3 meter, $4 quantity, $5 occurred_at, $6 source id. */
-export const INSERT_USAGE = `insert into usage_events (id, tenant_id, meter, quantity, occurred_at, source_id)
-  values ($1, $2, $3, $4, $5, $6)`;
+/** The usage event's columns in USAGE_EVENT_COLUMNS order (tables/usage-events.ts `usageEventValues`). */
+export const INSERT_USAGE = `insert into usage_events (${USAGE_EVENT_COLUMNS})
+  values ${placeholders(USAGE_EVENT_COLUMNS)}`;
 
 /**
  * $1 tenant, $2 meter, $3 quantity, $4 month start, $5 day start, $6 hour start. Month first (it
@@ -56,12 +62,9 @@ export const NEXT_RECEIPT_SEQ = `insert into tenant_counters (tenant_id, name, v
   on conflict (tenant_id, name) do update set value = tenant_counters.value + 1
   returning value`;
 
-const RECEIPT_COLUMNS = `id, tenant_id, challenge_id, credential_ref, subject, action_hash_hex, issued_at,
-  canonical_json, hash_hex, kid, signature_b64url, seq`;
-
-/** $1..$11 the receipt's columns in RECEIPT_COLUMNS order, $12 seq. */
+/** $1..$12 the receipt's columns in RECEIPT_COLUMNS order (tables/receipts.ts `receiptValues`). */
 export const INSERT_RECEIPT = `insert into receipts (${RECEIPT_COLUMNS})
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
+  values ${placeholders(RECEIPT_COLUMNS)}`;
 
 /**
  * PostgreSQL: the number of rollup rows a statement's `rollup` CTE counted, which must be the number
@@ -90,7 +93,7 @@ export const PG_ROLLUP_SEALED_SQLSTATE = '22012';
  * $6 receipt id, $7 tenant, $8 challenge id, $9 event id, $10 event payload JSON,
  * $11 usage id, $12 month, $13 day, $14 hour,
  * $15 subject, $16 action hash, $17 issued_at, $18 canonical JSON, $19 hash, $20 kid, $21 signature,
- * $22 the event's trace parent.
+ * $22 the event's trace parent, $23 the event's type, $24 the usage's meter.
  */
 export const PG_SETTLE_ONE_VERIFIED = `with cas as (
     update credentials set sign_count = $1, backed_up = $2, last_used_at = $3
@@ -103,13 +106,13 @@ export const PG_SETTLE_ONE_VERIFIED = `with cas as (
     returning id),
   event as (
     insert into outbox_events (id, tenant_id, type, payload, created_at, trace_parent)
-    select $9::text, $7, 'receipt.created', $10::text, $3, $22::text from settled returning id),
+    select $9::text, $7, $23::text, $10::text, $3, $22::text from settled returning id),
   usage as (
     insert into usage_events (id, tenant_id, meter, quantity, occurred_at, source_id)
-    select $11::text, $7, 'presence.verified', 1, $3, $8 from settled returning id),
+    select $11::text, $7, $24::text, 1, $3, $8 from settled returning id),
   rollup as (
     insert into usage_rollups (tenant_id, granularity, bucket_start, meter, quantity, sealed)
-    select $7, b.granularity, b.bucket_start, 'presence.verified', 1, 0
+    select $7, b.granularity, b.bucket_start, $24::text, 1, 0
       from settled cross join (values ('month', $12::bigint), ('day', $13::bigint), ('hour', $14::bigint))
            as b (granularity, bucket_start)
     on conflict (tenant_id, granularity, bucket_start, meter)
@@ -142,17 +145,18 @@ export const PG_SETTLE_ONE_VERIFIED = `with cas as (
  * $2 credential row id, $3 expected signCount, $4 new signCount, $5 backedUp (0/1), $6 used_at,
  * $7 receipt id, $8 challenge id, $9 event id, $10 event payload JSON, $11 the event's trace parent
  * (null: none), $12 usage id, $13 month, $14 day, $15 hour, $16 subject, $17 action hash,
- * $18 issued_at, $19 canonical JSON, $20 hash, $21 kid, $22 signature.
+ * $18 issued_at, $19 canonical JSON, $20 hash, $21 kid, $22 signature, $23 the event's type,
+ * $24 the usage's meter.
  * Returns the credential ids claimed, the challenge ids settled and [challenge id, seq] per receipt.
  */
 export const PG_SETTLE_VERIFIED = `with m as (
     select * from unnest($2::text[], $3::bigint[], $4::bigint[], $5::smallint[], $6::bigint[], $7::text[],
                          $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[],
                          $14::bigint[], $15::bigint[], $16::text[], $17::text[], $18::bigint[], $19::text[],
-                         $20::text[], $21::text[], $22::text[]) with ordinality
+                         $20::text[], $21::text[], $22::text[], $23::text[], $24::text[]) with ordinality
       as m (credential_id, expected_sign_count, sign_count, backed_up, used_at, receipt_id, challenge_id,
             event_id, payload, trace_parent, usage_id, month, day, hour, subject, action_hash_hex, issued_at,
-            canonical_json, hash_hex, kid, signature_b64url, n)),
+            canonical_json, hash_hex, kid, signature_b64url, event_type, meter, n)),
   claimable as materialized (
     select c.id from credentials c
      where c.tenant_id = $1 and c.id in (select credential_id from m)
@@ -180,21 +184,21 @@ export const PG_SETTLE_VERIFIED = `with m as (
       from m where m.challenge_id in (select id from settled)),
   event as (
     insert into outbox_events (id, tenant_id, type, payload, created_at, trace_parent)
-    select event_id, $1, 'receipt.created', payload, used_at, trace_parent from ok order by k
+    select event_id, $1, event_type, payload, used_at, trace_parent from ok order by k
     returning id),
   usage as (
     insert into usage_events (id, tenant_id, meter, quantity, occurred_at, source_id)
-    select usage_id, $1, 'presence.verified', 1, used_at, challenge_id from ok order by k
+    select usage_id, $1, meter, 1, used_at, challenge_id from ok order by k
     returning id),
   buckets as (
-    select b.rank, b.granularity, b.bucket_start, count(*) as quantity
+    select b.rank, b.granularity, b.bucket_start, ok.meter, count(*) as quantity
       from ok cross join lateral (values (0, 'month', ok.month), (1, 'day', ok.day), (2, 'hour', ok.hour))
            as b (rank, granularity, bucket_start)
-     group by b.rank, b.granularity, b.bucket_start),
+     group by b.rank, b.granularity, b.bucket_start, ok.meter),
   rollup as (
     insert into usage_rollups (tenant_id, granularity, bucket_start, meter, quantity, sealed)
-    select $1, granularity, bucket_start, 'presence.verified', quantity, 0 from buckets
-     order by rank, bucket_start
+    select $1, granularity, bucket_start, meter, quantity, 0 from buckets
+     order by rank, bucket_start, meter
     on conflict (tenant_id, granularity, bucket_start, meter)
     do update set quantity = usage_rollups.quantity + excluded.quantity where usage_rollups.sealed = 0
     returning granularity),
@@ -218,7 +222,8 @@ export const PG_SETTLE_VERIFIED = `with m as (
 /**
  * PostgreSQL: a denial's write set in one statement. $1 status, $2 used_at, $3 decision,
  * $4 reason, $5 credential ref, $6 tenant, $7 challenge id, $8 event id, $9 event payload JSON,
- * $10 usage id, $11 month, $12 day, $13 hour, $14 the event's trace parent.
+ * $10 usage id, $11 month, $12 day, $13 hour, $14 the event's trace parent, $15 the event's type,
+ * $16 the usage's meter.
  */
 export const PG_SETTLE_DENIED = `with settled as (
     update challenges set status = $1, used_at = $2, decision = $3, reason = $4, receipt_id = null,
@@ -227,13 +232,13 @@ export const PG_SETTLE_DENIED = `with settled as (
     returning id),
   event as (
     insert into outbox_events (id, tenant_id, type, payload, created_at, trace_parent)
-    select $8::text, $6, 'presence.denied', $9::text, $2, $14::text from settled returning id),
+    select $8::text, $6, $15::text, $9::text, $2, $14::text from settled returning id),
   usage as (
     insert into usage_events (id, tenant_id, meter, quantity, occurred_at, source_id)
-    select $10::text, $6, 'presence.denied', 1, $2, $7 from settled returning id),
+    select $10::text, $6, $16::text, 1, $2, $7 from settled returning id),
   rollup as (
     insert into usage_rollups (tenant_id, granularity, bucket_start, meter, quantity, sealed)
-    select $6, b.granularity, b.bucket_start, 'presence.denied', 1, 0
+    select $6, b.granularity, b.bucket_start, $16::text, 1, 0
       from settled cross join (values ('month', $11::bigint), ('day', $12::bigint), ('hour', $13::bigint))
            as b (granularity, bucket_start)
     on conflict (tenant_id, granularity, bucket_start, meter)
@@ -264,7 +269,7 @@ export const TAKE_QUOTA = `insert into quota_counters (tenant_id, period_start, 
  * rollups) are touched by this statement alone, right before COMMIT.
  * $1 tenant, $2 period start, $3 limit, $4..$12 the challenge (id, action hash, subject, purpose,
  * nonce, challenge, allow list JSON, policy id, created_at), $13 expires_at, $14 usage id,
- * $15 month, $16 day, $17 hour.
+ * $15 month, $16 day, $17 hour, $18 the usage's meter.
  */
 export const PG_CREATE_CHALLENGE = `with quota as (
     insert into quota_counters (tenant_id, period_start, used) values ($1, $2, 1)
@@ -278,10 +283,10 @@ export const PG_CREATE_CHALLENGE = `with quota as (
       from quota returning id),
   usage as (
     insert into usage_events (id, tenant_id, meter, quantity, occurred_at, source_id)
-    select $14::text, $1, 'challenges.created', 1, $12::bigint, $4::text from challenge returning id),
+    select $14::text, $1, $18::text, 1, $12::bigint, $4::text from challenge returning id),
   rollup as (
     insert into usage_rollups (tenant_id, granularity, bucket_start, meter, quantity, sealed)
-    select $1, b.granularity, b.bucket_start, 'challenges.created', 1, 0
+    select $1, b.granularity, b.bucket_start, $18::text, 1, 0
       from challenge cross join (values ('month', $15::bigint), ('day', $16::bigint), ('hour', $17::bigint))
            as b (granularity, bucket_start)
     on conflict (tenant_id, granularity, bucket_start, meter)

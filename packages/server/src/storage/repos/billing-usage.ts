@@ -4,6 +4,7 @@ import { currentTraceParent } from './outbox.js';
 import type { QuotaRepo, UsageRollupRepo } from '../../domain/billing/ports.js';
 import type { Database } from '../schema.js';
 import { changedAny } from './rows.js';
+import { OUTBOX_EVENT_COLUMNS, toOutboxEventRow } from '../tables/outbox-events.js';
 
 export function createUsageRollupRepo(db: Kysely<Database>): UsageRollupRepo {
   return {
@@ -81,22 +82,15 @@ export function createQuotaRepo(db: Kysely<Database>, dialect: Dialect): QuotaRe
      */
     async announceThreshold(tenantId, periodStart, threshold, event) {
       const column = threshold === 80 ? 'threshold_80_at' : 'threshold_100_at';
-      const values = [
-        event.id,
-        tenantId,
-        event.type,
-        JSON.stringify(event.payload ?? null),
-        event.createdAt,
-        currentTraceParent(),
-      ] as const;
+      const row = toOutboxEventRow({ ...event, tenantId }, currentTraceParent());
       if (dialect === 'postgres') {
         const result = await sql`
           with marked as (
             update quota_counters set ${sql.ref(column)} = ${event.createdAt}
              where tenant_id = ${tenantId} and period_start = ${periodStart} and ${sql.ref(column)} is null
             returning 1)
-          insert into outbox_events (id, tenant_id, type, payload, created_at, trace_parent)
-          select ${sql.join(values.map((v) => sql.val(v)))} from marked`.execute(db);
+          insert into outbox_events (${sql.join(OUTBOX_EVENT_COLUMNS.map((c) => sql.ref(c)))})
+          select ${sql.join(OUTBOX_EVENT_COLUMNS.map((c) => sql.val(row[c])))} from marked`.execute(db);
         return Number(result.numAffectedRows ?? 0n) > 0;
       }
       const marked = await db
@@ -107,11 +101,7 @@ export function createQuotaRepo(db: Kysely<Database>, dialect: Dialect): QuotaRe
         .where(column, 'is', null)
         .executeTakeFirst();
       if (!changedAny(marked)) return false;
-      const [id, , type, payload, createdAt, traceParent] = values;
-      await db
-        .insertInto('outbox_events')
-        .values({ id, tenant_id: tenantId, type, payload, created_at: createdAt, trace_parent: traceParent })
-        .execute();
+      await db.insertInto('outbox_events').values(row).execute();
       return true;
     },
   };

@@ -1,6 +1,7 @@
 import type { PolicyRules } from '@presence/contract';
 import type { Kysely } from 'kysely';
 import type { PolicyRecord, PolicyRepo } from '../../domain/policy/ports.js';
+import { readStoredRules } from '../../domain/policy/resolve-policy.js';
 import type { Database, PoliciesTable } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 import { parseJson } from './rows.js';
@@ -59,7 +60,7 @@ function toPolicy(row: PoliciesTable): PolicyRecord {
     id: row.id,
     tenantId: row.tenant_id,
     version: row.version,
-    rules: parseJson<PolicyRules>(row.rules),
+    rules: readStoredRules(parseJson<PolicyRules>(row.rules)),
     hashHex: row.hash_hex,
     createdAt: row.created_at,
   };

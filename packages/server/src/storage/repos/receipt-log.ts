@@ -8,7 +8,7 @@ import type {
 } from '../../domain/receipts/receipt-log-ports.js';
 import type { Database } from '../schema.js';
 import { toChallenge } from './challenges.js';
-import { toReceipt } from './receipts.js';
+import { toReceipt } from '../tables/receipts.js';
 import { currentCounterValue } from './tenant-counters.js';
 
 /**

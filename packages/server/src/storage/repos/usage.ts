@@ -4,6 +4,7 @@ import { BillingPeriodClosed } from '../../domain/billing/ports.js';
 import { bucketStart } from '../../domain/billing/billing-period.js';
 import type { UsageRepo } from '../../domain/usage/ports.js';
 import type { Database } from '../schema.js';
+import { toUsageEventRow } from '../tables/usage-events.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 
 /** Month first: it carries the seal, and every transaction locks the buckets in the same order. */
@@ -18,14 +19,7 @@ export function createUsageRepo(db: Kysely<Database>): UsageRepo {
      * Call it inside store.transaction: the rollup rows stay locked until commit.
      */
     async insert(e) {
-      const row = {
-        id: e.id,
-        tenant_id: e.tenantId,
-        meter: e.meter,
-        quantity: e.quantity,
-        occurred_at: e.occurredAt,
-        source_id: e.sourceId,
-      };
+      const row = toUsageEventRow(e);
       await mapUniqueViolation(() => db.insertInto('usage_events').values(row).execute());
       const counted = await db
         .insertInto('usage_rollups')

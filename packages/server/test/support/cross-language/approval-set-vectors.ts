@@ -1,5 +1,5 @@
 /**
- * Approval-set vectors (`presence.approval-set.v1`, contract §13): sets assembled from real
+ * Approval-set vectors (`presence.approval-set.v1`, docs/api-contract.md#13-approvals): sets assembled from real
  * receipts of the real service and signed with its key exactly as the schema's header says
  * (Ed25519 over the RFC 8785 bytes, key scheduled for `decidedAt`). Each tampering is re-signed,
  * so exactly the named check fails. The evidence an executor gets is one line of an export pack's

@@ -1,6 +1,6 @@
 /**
  * Webhook vectors: bodies and headers made by the service's own signing code (sign-webhook.ts),
- * under both schemes of contract §7, and the answer every verifier must give at `now`.
+ * under both schemes of docs/api-contract.md#8-webhooks, and the answer every verifier must give at `now`.
  */
 import { webhookBody, webhookHeaders } from '../../../src/domain/webhooks/sign-webhook.js';
 
