@@ -2,7 +2,9 @@
  * The executor's guards in the three languages (docs/executor-guards.md): the Python package's
  * and the Go module's own suites over every shared vector (conformance/cross-language/), and each
  * language's command line, plus the TypeScript SDK, on a receipt and an approval set made just now
- * by a running service on each database. Without python3 + cryptography or go, the suite skips
+ * by a running service on each database: a 2-of-3 approval with an initiator created with
+ * POST /v1/approvals, approved by two approvers on the hosted page's endpoints, and the set the
+ * service signed, with its receipts and keys.json as the API serves them. Without python3 + cryptography or go, the suite skips
  * with the reason printed; with CI=true it fails instead (.ci/run installs both from Debian).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -10,12 +12,19 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkEvidence, computeActionHashSync, type ServiceKey } from '@presence/sdk/node';
+import {
+  checkEvidence,
+  computeActionHashSync,
+  verifyApprovalSet,
+  type ApprovalSetEvidence,
+  type ServiceKey,
+} from '@presence/sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assembleApprovalSet, receiptOf } from './support/cross-language/approval-evidence.js';
+import { issuedApproval, type IssuedApproval } from './support/approvals.js';
+import { receiptOf } from './support/cross-language/approval-evidence.js';
 import type { SignedEvidence } from './support/cross-language/vector-signer.js';
 import { describeEachDialect } from './support/each-dialect.js';
-import { useTestService } from './support/test-service.js';
+import { ORIGIN, useTestService } from './support/test-service.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PYTHON_DIR = join(ROOT, 'packages/python');
@@ -79,7 +88,9 @@ describe.skipIf(!goUp)('the Go module (presence.dev/guard)', () => {
 });
 
 describeEachDialect('evidence from a running service, checked in every language', (dialect) => {
-  const s = useTestService(dialect);
+  const s = useTestService(dialect, {
+    env: { PRESENCE_PUBLIC_ORIGIN: ORIGIN, PRESENCE_RATE_LIMIT_LINKS_PER_MINUTE: '0' },
+  });
   const dir = mkdtempSync(join(tmpdir(), 'presence-cross-'));
   const goBinary = join(dir, 'presence-guard');
   const action = {
@@ -95,7 +106,8 @@ describeEachDialect('evidence from a running service, checked in every language'
   };
   let keys: ServiceKey[] = [];
   let receipt: SignedEvidence;
-  let approvalSet: { approvalSet: unknown; receipts: SignedEvidence[] };
+  let approvalSet: IssuedApproval;
+  let tampered: IssuedApproval;
 
   beforeAll(async () => {
     if (goUp)
@@ -106,9 +118,13 @@ describeEachDialect('evidence from a running service, checked in every language'
       }
     ).keys;
     receipt = await receiptOf(s, 'alice', action);
-    approvalSet = assembleApprovalSet(s, action, [receipt, await receiptOf(s, 'bob', action)], {
-      approvers: ['alice', 'bob', 'carol'],
-    });
+    const ana = (await s.enroll('ana')).authenticator;
+    await s.enroll('ben');
+    const cai = (await s.enroll('cai')).authenticator;
+    const request = { action, approvers: ['ana', 'ben', 'cai'], required: 2, initiator: 'ivan' };
+    approvalSet = await issuedApproval(s, request, [ana, cai]);
+    tampered = structuredClone(approvalSet);
+    (tampered.approvalSet.approvalSet['action'] as typeof action).amount = '999.95';
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -123,12 +139,30 @@ describeEachDialect('evidence from a running service, checked in every language'
     ...(goUp ? [['go', [goBinary]] as const] : []),
   ];
 
-  it('the TypeScript SDK accepts both for this action only', () => {
+  it("the set is the service's own: 2 of 3, the initiator named, the two approvers listed", () => {
+    expect(approvalSet.approvalSet.approvalSet).toMatchObject({
+      version: 'presence.approval-set.v1',
+      tenantId: s.tenantId,
+      actionHashHex: computeActionHashSync(action),
+      action,
+      required: 2,
+      approvers: ['ana', 'ben', 'cai'],
+      initiator: 'ivan',
+      approvals: [{ subject: 'ana' }, { subject: 'cai' }],
+    });
+    expect(approvalSet.receipts).toHaveLength(2);
+  });
+
+  it('the TypeScript SDK accepts both for this action only and refuses the tampered set', () => {
+    const set = (evidence: IssuedApproval, a: unknown) =>
+      verifyApprovalSet(evidence as ApprovalSetEvidence, { keys, action: a });
     expect(checkEvidence(receipt, { keys, action }).valid).toBe(true);
-    expect(checkEvidence(approvalSet, { keys, action }).valid).toBe(true);
-    expect(
-      checkEvidence(approvalSet, { keys, action: { ...action, amount: '999.95' } }).checks['action']?.ok,
-    ).toBe(false);
+    expect(set(approvalSet, action)).toMatchObject({ valid: true });
+    expect(set(approvalSet, { ...action, amount: '999.95' }).checks.action?.ok).toBe(false);
+    const refused = set(tampered, action);
+    expect(refused.valid).toBe(false);
+    expect(refused.checks.actionHash?.ok).toBe(false);
+    expect(refused.checks.serviceSignature?.ok).toBe(false);
   });
 
   it.skipIf(!pythonUp && !goUp)(
@@ -139,6 +173,7 @@ describeEachDialect('evidence from a running service, checked in every language'
       const otherFile = file('other.json', { ...action, amount: '999.95' });
       const receiptFile = file('receipt.json', receipt);
       const setFile = file('set.json', approvalSet);
+      const tamperedFile = file('tampered.json', tampered);
       for (const [name, command] of commands()) {
         const ok = cli(
           [...command],
@@ -158,6 +193,13 @@ describeEachDialect('evidence from a running service, checked in every language'
         );
         expect(other.status, name).toBe(1);
         expect(other.stdout).toContain('FAIL action:');
+        const forged = cli(
+          [...command],
+          ['verify-approval-set', tamperedFile, '--keys', keysFile, '--action', actionFile],
+        );
+        expect(forged.status, `${name}: ${forged.stdout}${forged.stderr}`).toBe(1);
+        expect(forged.stdout).toContain('FAIL actionHash:');
+        expect(forged.stdout).toContain('FAIL serviceSignature:');
         const hash = cli([...command], ['action-hash', actionFile]);
         expect(hash.stdout.trim(), name).toBe(computeActionHashSync(action));
       }

@@ -1,7 +1,8 @@
 /**
  * Approval-set evidence from a running test service: real receipts of the listed approvers for
  * one action, assembled into a `presence.approval-set.v1` set and signed with the service's own
- * key exactly as the schema's header says (until the approvals API issues them itself).
+ * key exactly as the schema's header says. For sets the approvals API would never issue (a counted
+ * initiator, other approvers); a set as the API issues it: issuedApproval in ../approvals.ts.
  */
 import { computeActionHashSync } from '@presence/sdk/node';
 import type { TestService } from '../test-service.js';
