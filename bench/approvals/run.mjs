@@ -74,14 +74,13 @@ const links = { publicOrigin: ORIGIN };
 
 try {
   const tenantId = (await deps.store.tenants.list()).find((t) => t.name === 'development').id;
-  const key = (
-    await createApiKey(
-      deps,
-      tenantId,
-      { name: 'bench', scopes: ['approvals:write', 'approvals:read'] },
-      OWNER_SCOPES,
-    )
-  ).secret;
+  const { key: apiKey, secret: key } = await createApiKey(
+    deps,
+    tenantId,
+    { name: 'bench', scopes: ['approvals:write', 'approvals:read'] },
+    OWNER_SCOPES,
+  );
+  const actor = { apiKeyId: apiKey.keyId };
   const people = {};
   for (const subject of ['verifier', 'a1', 'a2']) people[subject] = await enroll(tenantId, subject);
   const newApproval = (required = 2) =>
@@ -90,6 +89,7 @@ try {
       tenantId,
       { action: { type: 'bench', n: randomBytes(8).toString('hex') }, approvers: ['a1', 'a2'], required },
       links,
+      actor,
     );
   const tokenOf = (a) => a.approvalUrl.slice(`${ORIGIN}/approve/`.length);
 

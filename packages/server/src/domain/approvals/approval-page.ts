@@ -8,7 +8,7 @@ import { effectiveStatus } from './approval-view.js';
 import { rejectionActionHashHex } from './approval-set.js';
 import type { LinkSettings } from './create-approval.js';
 import { hashLinkToken } from './link-token.js';
-import type { ApprovalRecord } from './ports.js';
+import type { ApprovalRecord, ApproverRecord } from './ports.js';
 
 type PageDeps = Pick<Deps, 'store' | 'clock' | 'currentPolicies'>;
 
@@ -41,10 +41,20 @@ export async function approvalPageState(
   approval: ApprovalRecord,
   links: LinkSettings,
 ): Promise<ApprovalPageState> {
+  const approvers = await deps.store.approvals.approvers.listFor(approval.tenantId, [approval.id]);
+  return approvalPageStateOf(deps, approval, approvers, links);
+}
+
+/** The page state of an approval whose approvers the caller already holds (e.g. from its decision's transaction). */
+export async function approvalPageStateOf(
+  deps: PageDeps,
+  approval: ApprovalRecord,
+  approvers: ApproverRecord[],
+  links: LinkSettings,
+): Promise<ApprovalPageState> {
   const { tenantId } = approval;
-  const [tenant, approvers, policy] = await Promise.all([
+  const [tenant, policy] = await Promise.all([
     deps.store.tenants.get(tenantId),
-    deps.store.approvals.approvers.listFor(tenantId, [approval.id]),
     currentPolicyForChallenge(deps, tenantId),
   ]);
   const status = effectiveStatus(approval, deps.clock.now());

@@ -2,10 +2,10 @@ import type { DecideBody, VerifyResult } from '@presence/contract';
 import type { Deps } from '../deps.js';
 import { DomainError, notFound } from '../errors.js';
 import { verifyPresence } from '../presence/verify-presence.js';
-import { approvalOfToken, approvalPageState, requirePending } from './approval-page.js';
+import { approvalOfToken, approvalPageState, approvalPageStateOf, requirePending } from './approval-page.js';
 import type { LinkSettings } from './create-approval.js';
 import type { ApprovalChallengeRecord, ApprovalRecord } from './ports.js';
-import { recordApprovalDecision } from './record-approval-decision.js';
+import { recordApprovalDecisionWithState } from './record-approval-decision.js';
 
 type DecideDeps = Pick<
   Deps,
@@ -43,17 +43,21 @@ export async function decideApproval(
     return answer(deps, approval, ceremony, links, denialOf(verified, challenge.decision, challenge.reason));
   const receipt = await deps.store.receipts.getByChallenge(approval.tenantId, challenge.id);
   if (!receipt) throw notFound('the receipt of this challenge');
-  await recordApprovalDecision(deps, approval, ceremony.intent, {
+  const recorded = await recordApprovalDecisionWithState(deps, approval, ceremony.intent, {
     subject: receipt.subject,
     receiptId: receipt.id,
     receiptHashHex: receipt.hashHex,
   });
-  return answer(deps, approval, ceremony, links, {
+  const outcome = {
     decision: 'PRESENCE_VERIFIED' as const,
     recorded: true,
     receiptId: receipt.id,
     receiptHashHex: receipt.hashHex,
-  });
+  };
+  if (recorded.outcome === 'already-recorded') return answer(deps, approval, ceremony, links, outcome);
+  // The state the decision's transaction committed: no second read of the approval and its approvers.
+  const state = await approvalPageStateOf(deps, recorded.approval, recorded.approvers, links);
+  return { ...outcome, intent: ceremony.intent, state };
 }
 
 function denialOf(verified: VerifyResult | undefined, decision: string | null, reason: string | null) {

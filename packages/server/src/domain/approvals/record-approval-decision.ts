@@ -30,14 +30,34 @@ export async function recordApprovalDecision(
   intent: ApprovalIntent,
   receipt: ApproverReceipt,
 ): Promise<'recorded' | 'already-recorded'> {
+  return (await recordApprovalDecisionWithState(deps, approval, intent, receipt)).outcome;
+}
+
+export type RecordedDecision =
+  | {
+      outcome: 'recorded';
+      /** The approval (status and decidedAt) and its approvers as the decision's transaction left them. */
+      approval: ApprovalRecord;
+      approvers: ApproverRecord[];
+    }
+  | { outcome: 'already-recorded' };
+
+/** `recordApprovalDecision`, also answering the state its transaction committed (no re-read). */
+export async function recordApprovalDecisionWithState(
+  deps: RecordDeps,
+  approval: ApprovalRecord,
+  intent: ApprovalIntent,
+  receipt: ApproverReceipt,
+): Promise<RecordedDecision> {
   refuseIfNotApprover(approval, receipt);
   const decision = intent === 'approve' ? 'approved' : 'rejected';
   const { tenantId, id } = approval;
   if (decision === 'approved') await deps.signer.ensureFresh();
-  const outcome = await deps.store.transaction(async (tx) => {
+  const outcome = await deps.store.transaction(async (tx): Promise<RecordedDecision> => {
+    const already = { outcome: 'already-recorded' } as const;
     const now = deps.clock.now();
     if (!(await tx.approvals.approvals.lockPending(tenantId, id, now))) {
-      if (await alreadyRecorded(tx, approval, receipt)) return 'already-recorded' as const;
+      if (await alreadyRecorded(tx, approval, receipt)) return already;
       throw new DomainError(
         'approval_not_pending',
         notCountedDetail(receipt, 'the approval is no longer pending'),
@@ -51,7 +71,7 @@ export async function recordApprovalDecision(
     } as const;
     if (!(await tx.approvals.approvers.decide(tenantId, id, receipt.subject, d))) {
       const approvers = await tx.approvals.approvers.listFor(tenantId, [id]);
-      if (approvers.some((a) => a.receiptId === receipt.receiptId)) return 'already-recorded' as const;
+      if (approvers.some((a) => a.receiptId === receipt.receiptId)) return already;
       const listed = approvers.some((a) => a.subject === receipt.subject);
       const why = listed ? 'already decided this approval' : 'is not an approver of this approval';
       throw new DomainError(
@@ -61,8 +81,9 @@ export async function recordApprovalDecision(
     }
     const approvers = await tx.approvals.approvers.listFor(tenantId, [id]);
     const final = finalStatus(approval.required, approvers);
-    if (final !== undefined) await settle(deps, tx, approval, approvers, final, now);
-    return 'recorded' as const;
+    if (final === undefined) return { outcome: 'recorded', approval, approvers };
+    await settle(deps, tx, approval, approvers, final, now);
+    return { outcome: 'recorded', approval: { ...approval, status: final, decidedAt: now }, approvers };
   });
   deps.approvalWaiters.signal(id);
   return outcome;
