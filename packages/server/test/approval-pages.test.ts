@@ -4,6 +4,7 @@
  * The ceremonies themselves run in Chromium: test/browser/approval-pages.browser.test.ts.
  */
 import { expect, it } from 'vitest';
+import { putPolicy as putPolicyVersion } from '../src/domain/policy/put-policy.js';
 import { describeEachDialect } from './support/each-dialect.js';
 import { useTestService } from './support/test-service.js';
 
@@ -16,6 +17,12 @@ describeEachDialect('hosted approval and enrollment pages', (dialect) => {
     s.composed.app.inject({ method: 'GET', url: new URL(url, PUBLIC_ORIGIN).pathname });
   const putPolicy = async (rpId: string, allowedOrigins: string[]) =>
     expect((await s.request('PUT', '/v1/policy', { rpId, allowedOrigins })).status).toBe(200);
+  /**
+   * A policy the API now refuses (docs/security.md, "Where passkeys can work") but that a tenant may
+   * hold: stored before that rule, or set from configuration.
+   */
+  const storeMisfit = (rpId: string, allowedOrigins: string[]) =>
+    putPolicyVersion(s.composed.deps, s.tenantId, { rpId, allowedOrigins }, { fromConfiguration: true });
   /** The policy under which passkeys work on the pages' origin. */
   const fitting = () => putPolicy('localhost', [PUBLIC_ORIGIN]);
 
@@ -51,7 +58,7 @@ describeEachDialect('hosted approval and enrollment pages', (dialect) => {
 
   it("says exactly what the operator must change when the tenant's rpId or origins do not fit", async () => {
     try {
-      await putPolicy('localhost', ['https://other.example']);
+      await storeMisfit('localhost', ['https://other.example']);
       let res = await approvalPage({ type: 'deploy' });
       expect(res.body).toContain('This page cannot ask for passkeys yet');
       expect(res.body).toContain(
@@ -59,7 +66,7 @@ describeEachDialect('hosted approval and enrollment pages', (dialect) => {
       );
       expect(res.body).not.toContain('with passkey</button>');
 
-      await putPolicy('elsewhere.example', [PUBLIC_ORIGIN]);
+      await storeMisfit('elsewhere.example', [PUBLIC_ORIGIN]);
       res = await approvalPage({ type: 'deploy', n: 2 });
       expect(res.body).toContain('set PRESENCE_PUBLIC_ORIGIN to an origin under elsewhere.example');
       expect(res.body).not.toContain('with passkey</button>');

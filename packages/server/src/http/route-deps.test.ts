@@ -36,7 +36,14 @@ describe('route registration', () => {
     });
     await app.ready();
     expect(seen).toBeDefined();
-    expect(Object.keys(seen!).sort()).toEqual(['console', 'cursors', 'isDraining', 'metrics']);
+    expect(Object.keys(seen!).sort()).toEqual([
+      'console',
+      'cursors',
+      'isDraining',
+      'links',
+      'metrics',
+      'rateLimits',
+    ]);
     for (const value of Object.values(seen!)) {
       expect(value).not.toBe(marker);
       expect(value).not.toBe(marker.store);
