@@ -133,4 +133,31 @@ describeEachDialect('console single-use transitions', (dialect) => {
     const left = await s.composed.deps.store.console.members.list(tenant.tenantId);
     expect(left.filter((m) => m.role === 'owner').length).toBeGreaterThanOrEqual(1);
   });
+
+  it('never demotes the last owner, even when two owners demote each other at the same time', async () => {
+    const tenant = await s.newTenant();
+    const invite = async (name: string) => {
+      const url = (
+        await createInvite(s.composed.deps, await settings(), {
+          tenantId: tenant.tenantId,
+          role: 'owner',
+          createdBy: null,
+        })
+      ).inviteUrl;
+      const client = new ConsoleClient(s.composed.app, await settings());
+      expect((await client.join(url, name)).status).toBe(200);
+      return client;
+    };
+    const [first, second] = [await invite('Owner A'), await invite('Owner B')];
+    const owners = await s.composed.deps.store.console.members.list(tenant.tenantId);
+    const idOf = (name: string) => owners.find((m) => m.displayName === name)!.id;
+    const demote = (target: string) => ({ kind: 'member.change-role', target, params: { role: 'admin' } });
+    const results = await Promise.all([
+      first.approve(demote(idOf('Owner B'))),
+      second.approve(demote(idOf('Owner A'))),
+    ]);
+    expect(results.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
+    const left = await s.composed.deps.store.console.members.list(tenant.tenantId);
+    expect(left.filter((m) => m.role === 'owner')).toHaveLength(1);
+  });
 });

@@ -30,11 +30,11 @@ export async function changeMemberRole(
     );
   }
   if (member.role === role) return { member, from: role };
-  if (member.role === 'owner') {
-    const owners = (await deps.store.console.members.list(tenantId)).filter((m) => m.role === 'owner');
-    if (owners.length <= 1) throw new DomainError('conflict', 'the last owner keeps the owner role');
-  }
   await deps.store.transaction(async (tx) => {
+    // Counted under the tenant's lock, so two owners demoting each other at once leave one owner.
+    if (member.role === 'owner' && (await tx.console.members.lockOwners(tenantId)) <= 1) {
+      throw new DomainError('conflict', 'the last owner keeps the owner role');
+    }
     if (!(await tx.console.members.setRole(tenantId, memberId, member.role, role))) {
       throw new DomainError('conflict', 'the member’s role was changed meanwhile; reload and try again');
     }

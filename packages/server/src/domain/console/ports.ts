@@ -59,6 +59,11 @@ export interface ConsoleRepos {
       id: string,
       at: number,
     ): Promise<'removed' | 'not_found' | 'last_owner'>;
+    /**
+     * Inside a transaction: the number of active owners, holding the tenant's row until it ends so
+     * that changes which could leave no owner run one at a time (PostgreSQL; SQLite is serial).
+     */
+    lockOwners(tenantId: string): Promise<number>;
     /** Sets a current member's role only if it is still `from` (compare-and-set); false otherwise. */
     setRole(tenantId: string, id: string, from: ConsoleRole, to: ConsoleRole): Promise<boolean>;
   };

@@ -14,6 +14,27 @@ export async function removeMember(db: Kysely<Database>, tenantId: string, id: s
 }
 
 /**
+ * Inside a transaction: takes the tenant row's lock (PostgreSQL; an UPDATE that changes nothing;
+ * SQLite transactions are serial already) and counts the tenant's active owners, so a change that
+ * could leave no owner (a removal, a role change) sees the owners the one before it left.
+ */
+export async function lockOwners(db: Kysely<Database>, tenantId: string): Promise<number> {
+  await db
+    .updateTable('tenants')
+    .set((eb) => ({ name: eb.ref('name') }))
+    .where('id', '=', tenantId)
+    .execute();
+  const row = await db
+    .selectFrom('console_members')
+    .select((eb) => eb.fn.countAll<string | number>().as('owners'))
+    .where('tenant_id', '=', tenantId)
+    .where('removed_at', 'is', null)
+    .where('role', '=', 'owner')
+    .executeTakeFirstOrThrow();
+  return Number(row.owners);
+}
+
+/**
  * Removes a member unless it is the tenant's last owner; run inside a transaction. Removals of one
  * tenant are serialized on the tenant's row: on PostgreSQL (READ COMMITTED) the UPDATE below, which
  * changes nothing, takes that row's lock, so a concurrent removal waits, then reads the owners this

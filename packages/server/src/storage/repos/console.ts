@@ -8,7 +8,7 @@ import type {
 } from '../../domain/console/ports.js';
 import type { ConsoleInvitesTable, ConsoleMembersTable, ConsoleSessionsTable, Database } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
-import { lockMember, removeKeepingAnOwner, removeMember } from './console-member-removal.js';
+import { lockMember, lockOwners, removeKeepingAnOwner, removeMember } from './console-member-removal.js';
 import { createPasskeyNameRepo } from './console-passkey-names.js';
 import { changedAny } from './rows.js';
 
@@ -41,6 +41,7 @@ export function createConsoleRepos(db: Kysely<Database>): ConsoleRepos {
       removeKeepingAnOwner: (tenantId, id, at) => removeKeepingAnOwner(db, tenantId, id, at),
       lock: (tenantId, id) => lockMember(db, tenantId, id),
       remove: (tenantId, id, at) => removeMember(db, tenantId, id, at),
+      lockOwners: (tenantId) => lockOwners(db, tenantId),
       setRole: async (tenantId, id, from, to) =>
         changedAny(
           await db
