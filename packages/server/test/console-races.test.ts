@@ -28,6 +28,15 @@ describeEachDialect('console single-use transitions', (dialect) => {
     return client;
   };
   const members = async () => s.composed.deps.store.console.members.list(s.tenantId);
+  /** A console client of a new owner of `tenantId`, signed in. */
+  const ownerOf = async (tenantId: string, name: string) => {
+    const url = (
+      await createInvite(s.composed.deps, await settings(), { tenantId, role: 'owner', createdBy: null })
+    ).inviteUrl;
+    const client = new ConsoleClient(s.composed.app, await settings());
+    expect((await client.join(url, name)).status).toBe(200);
+    return client;
+  };
 
   it('accepts an invite once when several people use its link at the same time', async () => {
     const url = await inviteUrl('developer');
@@ -109,18 +118,7 @@ describeEachDialect('console single-use transitions', (dialect) => {
 
   it('never removes the last owner, even when two owners are removed at the same time', async () => {
     const tenant = await s.newTenant();
-    const invite = async (name: string) => {
-      const url = (
-        await createInvite(s.composed.deps, await settings(), {
-          tenantId: tenant.tenantId,
-          role: 'owner',
-          createdBy: null,
-        })
-      ).inviteUrl;
-      const client = new ConsoleClient(s.composed.app, await settings());
-      expect((await client.join(url, name)).status).toBe(200);
-      return client;
-    };
+    const invite = (name: string) => ownerOf(tenant.tenantId, name);
     const [first, second] = [await invite('Owner one'), await invite('Owner two')];
     const owners = await s.composed.deps.store.console.members.list(tenant.tenantId);
     const idOf = (name: string) => owners.find((m) => m.displayName === name)!.id;
@@ -136,18 +134,7 @@ describeEachDialect('console single-use transitions', (dialect) => {
 
   it('never demotes the last owner, even when two owners demote each other at the same time', async () => {
     const tenant = await s.newTenant();
-    const invite = async (name: string) => {
-      const url = (
-        await createInvite(s.composed.deps, await settings(), {
-          tenantId: tenant.tenantId,
-          role: 'owner',
-          createdBy: null,
-        })
-      ).inviteUrl;
-      const client = new ConsoleClient(s.composed.app, await settings());
-      expect((await client.join(url, name)).status).toBe(200);
-      return client;
-    };
+    const invite = (name: string) => ownerOf(tenant.tenantId, name);
     const [first, second] = [await invite('Owner A'), await invite('Owner B')];
     const owners = await s.composed.deps.store.console.members.list(tenant.tenantId);
     const idOf = (name: string) => owners.find((m) => m.displayName === name)!.id;
