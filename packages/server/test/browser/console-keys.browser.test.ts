@@ -137,7 +137,7 @@ for (const dialect of DIALECTS) {
           await page.waitForURL(`${service.origin}/console`, { timeout: 25_000 });
           await page.goto(`${service.origin}/console/members`);
           await page.waitForSelector('body[data-ready="true"]', { timeout: 15_000 });
-          await page.getByLabel('Role').selectOption('admin');
+          await page.getByLabel('Role of the new member').selectOption('admin');
           await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: false });
           await page.getByRole('button', { name: 'Create an invite link' }).click();
           expect(await flash(page)).toMatch(/^error: Refused: /);

@@ -92,7 +92,7 @@ async function membersBody(view: View, shown?: SafeHtml): Promise<SafeHtml> {
               label: 'Create an invite link',
               csrf: view.csrf,
               fields: html`<label class="compact"
-                >Role
+                >Role of the new member
                 <select name="role">
                   ${CONSOLE_ROLES.map((r) => html`<option value="${r}" ${r === 'developer' ? html`selected` : ''}>${r}</option>`)}
                 </select></label
