@@ -1,5 +1,5 @@
 /**
- * GET /v1/audit-events (contract §14) through the API-key door and the operator door, the
+ * GET /v1/audit-events (docs/api-contract.md#14-audit-events) through the API-key door and the operator door, the
  * `audit.event` outbox row written with each change, filters and paging, tenant isolation, and
  * console audit rows written before migration 0016, read back through the API. The console door
  * is in console.test.ts, the CLI door in audit-cli.test.ts.

@@ -28,7 +28,10 @@ const CASES: Record<string, Case> = {
     url: () => '/v1/policy',
     call: (s, method, url, body, key) => s.request(method, url, body, key),
     representation: (got) => got.rules,
-    modify: (rules) => ({ ...rules, allowedOrigins: [...rules.allowedOrigins, 'http://localhost:3000'] }),
+    modify: (rules) => ({
+      ...rules,
+      allowedOrigins: [...rules.allowedOrigins, 'https://checkout.app.example'],
+    }),
   },
   'PUT /admin/v1/tenants/:tenantId/plan': {
     url: (_s, tenantId) => `/admin/v1/tenants/${tenantId}/plan`,

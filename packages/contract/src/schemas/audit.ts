@@ -1,5 +1,5 @@
 /**
- * Audit events (contract §14): every change of configuration or access, whoever made it and
+ * Audit events (docs/api-contract.md#14-audit-events): every change of configuration or access, whoever made it and
  * through whichever door (an API key, the console, the CLI, the operator API).
  */
 import { Type, type Static } from '@sinclair/typebox';

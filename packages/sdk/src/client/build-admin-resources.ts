@@ -52,7 +52,7 @@ export function buildKeyResources(t: HttpTransport) {
   };
 }
 
-/** Audit events (contract §14): every change of configuration or access, newest first. */
+/** Audit events (docs/api-contract.md#14-audit-events): every change of configuration or access, newest first. */
 export function buildAuditResources(t: HttpTransport) {
   const events = listing<AuditEvent, Omit<ListAuditEventsQuery, 'cursor' | 'limit'>>(t, '/v1/audit-events');
   return { listEventsPage: events.listPage, listEvents: events.list };

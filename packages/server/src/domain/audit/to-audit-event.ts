@@ -2,7 +2,7 @@ import type { AuditEvent } from '@presence/contract';
 import { toIso } from '../encoding.js';
 import type { AuditEventRecord } from './ports.js';
 
-/** The wire shape of a stored audit event (contract §14); optional links only when present. */
+/** The wire shape of a stored audit event (docs/api-contract.md#14-audit-events); optional links only when present. */
 export function toAuditEvent(r: AuditEventRecord): AuditEvent {
   return {
     auditEventId: r.id,

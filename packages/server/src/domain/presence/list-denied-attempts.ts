@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.js';
 import { toIso } from '../encoding.js';
 
-/** A stored denial: one challenge's one decision that was not PRESENCE_VERIFIED (contract §4). */
+/** A stored denial: one challenge's one decision that was not PRESENCE_VERIFIED (docs/api-contract.md#5-decisions). */
 export interface DeniedAttemptRecord {
   challengeId: string;
   subject: string | null;

@@ -6,7 +6,7 @@ import { problemResponses } from './errors.js';
 import { pageOf, readAfterId } from './paging.js';
 import type { RouteDeps } from './route-deps.js';
 
-/** GET /v1/audit-events (contract §14): every change of configuration or access, newest first. */
+/** GET /v1/audit-events (docs/api-contract.md#14-audit-events): every change of configuration or access, newest first. */
 export function auditEventRoutes(app: App, { cursors }: RouteDeps): void {
   app.get('/v1/audit-events', {
     config: { scope: 'audit:read' },

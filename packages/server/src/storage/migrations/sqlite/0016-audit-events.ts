@@ -1,5 +1,5 @@
 /**
- * SQLite 0016: one audit log for every door (contract §14, domain/audit). The console audit rows
+ * SQLite 0016: one audit log for every door (docs/api-contract.md#14-audit-events, domain/audit). The console audit rows
  * of 0009 are copied over in the new vocabulary, then that table goes: one source of audit
  * events. Also a partial index for the console's denied attempts and passkey names. Same shape as the
  * PostgreSQL migration.
