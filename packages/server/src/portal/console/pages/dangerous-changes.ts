@@ -28,8 +28,6 @@ export interface ChangeResult {
   secretLabel?: string;
   /** Where the page goes afterwards (the thing changed may be gone). */
   redirect?: string;
-  /** The id of what the change created (an API key, an endpoint, an invite): the audit line's target. */
-  created?: string;
   /** A link shown with the secret (the page stays, so the secret can be copied). */
   link?: { href: string; text: string };
   /** Registration options for a new passkey of the member, made only after an existing one approved it. */
@@ -127,7 +125,6 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
         message: `Invite link for a new ${invite.role}, valid until ${when(invite.expiresAt)}. Copy it now and send it only to that person: it is shown once.`,
         secret: inviteUrl,
         secretLabel: 'the invite link',
-        created: invite.id,
       };
     },
   },

@@ -46,7 +46,6 @@ export const KEY_CHANGES: Record<string, DangerousChange> = {
       return {
         message: `API key ${key.name} (${key.prefix}…) was created with ${key.scopes.join(', ')}. Copy the secret now: it is shown only once.`,
         secret,
-        created: key.keyId,
       };
     },
   },

@@ -47,7 +47,6 @@ export const WEBHOOK_CHANGES: Record<string, DangerousChange> = {
       return {
         message: `The endpoint ${endpoint.url} was added. Copy its signing secret now: it is shown only once.`,
         secret,
-        created: endpoint.id,
         link: { href: `/console/webhooks/${endpoint.id}`, text: `Open the endpoint ${endpoint.url}` },
       };
     },
