@@ -53,7 +53,9 @@ it('starts a thread that stopped on its own again at a later mark, at most once 
     checkpointer.due();
     expect(checkpointer.running()).toBe(true);
     const deadline = Date.now() + 10_000;
-    while (fileSize() <= before && Date.now() < deadline) await delay(10);
+    // The checkpoint copies page by page: wait until the file holds both rows, not just more.
+    expect(before).toBeLessThan(50_000);
+    while (fileSize() <= 100_000 && Date.now() < deadline) await delay(10);
     // The WAL is now copied: the file holds both rows.
     expect(fileSize()).toBeGreaterThan(100_000);
   } finally {
