@@ -145,6 +145,9 @@ describeEachDialect('retention of approvals', (dialect) => {
       (await s.request('GET', `/v1/approvals/${rejected.id}`)).json.approvers[0].receiptId,
     ).toBeDefined();
     expect((await s.request('GET', `/v1/approvals/${abandoned.id}`)).status).toBe(404);
+    const unknown = await s.request('GET', `/approve/${'A'.repeat(43)}/state`, undefined, '');
+    const pruned = await s.request('GET', `/approve/${abandoned.token}/state`, undefined, '');
+    expect([pruned.status, pruned.json.code]).toEqual([unknown.status, unknown.json.code]);
     // uniqueActions decides as before: the approved action is refused, and the half-approved one's
     // receipt still counts as an approval ceremony's, not as a direct check of the action.
     const again = await s.request('POST', '/v1/presence/challenge', {
