@@ -1,11 +1,12 @@
 /**
  * Rules of the repository that no compiler or linter holds: source files stay small enough to read,
- * and the docs' tables of decisions and webhook events list exactly what the code does.
+ * and the docs' tables of decisions, webhook events and pruned tables list exactly what the code does.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DECISIONS, WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from '@presence/contract';
 import { describe, expect, it } from 'vitest';
+import { RETENTION_TABLES } from '../src/storage/repos/retention.js';
 import { trackedFiles } from './support/markdown-links.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -49,6 +50,12 @@ describe('house rules', () => {
   it('lists every webhook event type in docs/webhooks.md, and nothing else', () => {
     const table = firstColumnAfter(doc('docs/webhooks.md'), '## Events');
     expect(table).toEqual([...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT]);
+  });
+
+  it('lists every table retention prunes in docs/operations.md, in pruning order, and nothing else', () => {
+    const table = firstColumnAfter(doc('docs/operations.md'), '## Retention');
+    // The last row is the idempotency-cleanup job's table, pruned by its own job.
+    expect(table).toEqual([...RETENTION_TABLES, 'idempotency_keys']);
   });
 
   it('reads a table that differs from the code as different', () => {

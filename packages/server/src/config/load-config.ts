@@ -66,6 +66,7 @@ export const Env = Type.Object({
   PRESENCE_RETENTION_EVENTS_DAYS: Type.Integer({ minimum: 0, maximum: 36_500, default: 30 }),
   PRESENCE_RETENTION_DELIVERIES_DAYS: Type.Integer({ minimum: 0, maximum: 36_500, default: 30 }),
   PRESENCE_RETENTION_CHALLENGES_DAYS: Type.Integer({ minimum: 0, maximum: 36_500, default: 30 }),
+  PRESENCE_RETENTION_APPROVALS_DAYS: Type.Integer({ minimum: 0, maximum: 36_500, default: 90 }),
   PRESENCE_RETENTION_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10_000, default: 500 }),
   PRESENCE_LOG_ORIGIN: Type.Optional(
     Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7e]*[^/\\s]$' }),
@@ -236,6 +237,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       eventsDays: env.PRESENCE_RETENTION_EVENTS_DAYS,
       deliveriesDays: env.PRESENCE_RETENTION_DELIVERIES_DAYS,
       challengesDays: env.PRESENCE_RETENTION_CHALLENGES_DAYS,
+      approvalsDays: env.PRESENCE_RETENTION_APPROVALS_DAYS,
       batchSize: env.PRESENCE_RETENTION_BATCH_SIZE,
     },
     logOrigin: env.PRESENCE_LOG_ORIGIN ?? env.HOST,

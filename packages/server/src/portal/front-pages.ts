@@ -124,9 +124,22 @@ function referenceCsp(nonce: string): string {
   return PORTAL_CSP.replace("style-src 'self'", `style-src 'self' 'nonce-${nonce}'`) + '; worker-src blob:';
 }
 
+/**
+ * Redoc's sidebar footer loads its logo from Redocly's CDN, with no option to turn it off; our CSP
+ * would refuse it (a violation on every view). Served from here, the bundle points that image at an
+ * empty data URL instead: nothing is requested off-origin, the image fails to decode and Redoc's own
+ * error handler removes it, leaving the footer's text link.
+ */
+const REDOC_CDN_LOGO = 'src:"https://cdn.redoc.ly/redoc/logo-mini.svg"';
+
+function withoutForeignRequests(bundle: Buffer): Buffer {
+  return Buffer.from(bundle.toString('utf8').replace(REDOC_CDN_LOGO, 'src:"data:,"'), 'utf8');
+}
+
 async function redocAsset(): Promise<StaticAsset & { gzip: Buffer }> {
-  const [asset] = await loadAssets('/docs/assets', { [`redoc-${REDOC_VERSION}.js`]: redocBundlePath() });
-  return { ...asset!, gzip: gzipSync(asset!.body, { level: 9 }) };
+  const [loaded] = await loadAssets('/docs/assets', { [`redoc-${REDOC_VERSION}.js`]: redocBundlePath() });
+  const asset = { ...loaded!, body: withoutForeignRequests(loaded!.body) };
+  return { ...asset, gzip: gzipSync(asset.body, { level: 9 }) };
 }
 
 /** GET / and GET /docs, with their assets, in their own encapsulated context. */

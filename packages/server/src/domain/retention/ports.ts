@@ -10,6 +10,12 @@ export interface RetentionCutoffs {
   deliveriesBefore: number | undefined;
   /** Challenges and registration ceremonies that expired before this and back no receipt or credential. */
   challengesBefore: number | undefined;
+  /**
+   * Approvals decided (expired, cancelled, rejected; never approved) before this with no approval set
+   * and no receipt from their ceremonies; enrollment links used or expired and uniqueActions claims
+   * lapsed before this.
+   */
+  approvalsBefore: number | undefined;
 }
 
 export interface RetentionRepo {

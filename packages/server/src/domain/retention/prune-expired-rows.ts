@@ -18,13 +18,14 @@ export function retentionCutoffs(now: number, settings: RetentionSettings): Rete
     eventsBefore: before(settings.eventsDays),
     deliveriesBefore: before(settings.deliveriesDays),
     challengesBefore: before(settings.challengesDays),
+    approvalsBefore: before(settings.approvalsDays),
   };
 }
 
 /**
  * One pass of retention: at most one batch per table, each its own short statement, so pruning
  * never holds locks the request path waits on for long. Receipts, the receipt log, exports,
- * credentials, usage and invoices are never pruned.
+ * credentials, approved approvals and approval sets, usage and invoices are never pruned.
  */
 export async function pruneExpiredRows(
   deps: Pick<Deps, 'store' | 'clock'>,

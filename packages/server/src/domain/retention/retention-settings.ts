@@ -6,6 +6,11 @@ export interface RetentionSettings {
   deliveriesDays: number;
   /** Grace after expiry for challenges and registration ceremonies that back no receipt or credential. */
   challengesDays: number;
+  /**
+   * Approvals that ended without an approval set (expired, cancelled, rejected) and back no receipt,
+   * with their approvers and ceremonies; used or expired enrollment links; lapsed uniqueActions claims.
+   */
+  approvalsDays: number;
   /** Rows deleted per statement: small, so no batch holds a lock for long. */
   batchSize: number;
 }
@@ -14,5 +19,6 @@ export const DEFAULT_RETENTION_SETTINGS: RetentionSettings = {
   eventsDays: 30,
   deliveriesDays: 30,
   challengesDays: 30,
+  approvalsDays: 90,
   batchSize: 500,
 };
