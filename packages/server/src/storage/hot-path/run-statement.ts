@@ -76,7 +76,8 @@ export function programOn(db: Kysely<Database>): RunProgram {
 
 /**
  * PostgreSQL: a settle or creation statement fails as a whole when one of its rollups is sealed
- * (statements.ts ALL_ROLLUPS_OR_FAIL); that failure is BillingPeriodClosed, and nothing was written.
+ * (tables/usage-rollups.ts allRollupsOrFail); that failure is BillingPeriodClosed, and nothing
+ * was written.
  */
 export async function pgUnlessPeriodClosed<T>(occurredAt: number, work: () => Promise<T>): Promise<T> {
   try {
