@@ -13,6 +13,7 @@ import { createApiKey } from '../../packages/server/dist/domain/api-keys/create-
 import { createRegistrationOptions } from '../../packages/server/dist/domain/credentials/create-registration-options.js';
 import { registerCredential } from '../../packages/server/dist/domain/credentials/register-credential.js';
 import { newId } from '../../packages/server/dist/domain/ids.js';
+import { CHALLENGE_COLUMNS, challengeValues } from '../../packages/server/dist/storage/tables/challenges.js';
 import { RECEIPT_COLUMNS, receiptValues } from '../../packages/server/dist/storage/tables/receipts.js';
 import { currentPolicy } from '../../packages/server/dist/domain/policy/get-policy.js';
 import { buildReceipt, sealReceipt } from '../../packages/server/dist/domain/receipts/build-receipt.js';
@@ -132,48 +133,6 @@ function oneReceipt(deps, authenticator, credential, policy, at, seq) {
   return { challenge, receipt, seq };
 }
 
-const CHALLENGE_COLUMNS = [
-  'id',
-  'tenant_id',
-  'action_hash_hex',
-  'subject',
-  'purpose',
-  'nonce_b64url',
-  'challenge_b64url',
-  'allow_credential_ids',
-  'policy_id',
-  'created_at',
-  'expires_at',
-  'status',
-  'used_at',
-  'decision',
-  'reason',
-  'receipt_id',
-  'credential_ref',
-];
-
-function challengeValues(c) {
-  return [
-    c.id,
-    c.tenantId,
-    c.actionHashHex,
-    c.subject,
-    c.purpose,
-    c.nonceB64Url,
-    c.challengeB64Url,
-    JSON.stringify(c.allowCredentialIds),
-    c.policyId,
-    c.createdAt,
-    c.expiresAt,
-    c.status,
-    c.usedAt,
-    c.decision,
-    c.reason,
-    c.receiptId,
-    c.credentialRef,
-  ];
-}
-
 const COUNTER_UPSERT = `insert into tenant_counters (tenant_id, name, value) values ($1, 'receipts', $2)
   on conflict (tenant_id, name) do update set value = excluded.value`;
 
@@ -182,7 +141,9 @@ function sqliteSink(path) {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF'); // seeding only; the server opens the file with its own settings
   const marks = (n) => Array(n).fill('?').join(', ');
-  const challenge = db.prepare(`insert into challenges (${CHALLENGE_COLUMNS}) values (${marks(17)})`);
+  const challenge = db.prepare(
+    `insert into challenges (${CHALLENGE_COLUMNS}) values (${marks(CHALLENGE_COLUMNS.length)})`,
+  );
   const receipt = db.prepare(
     `insert into receipts (${RECEIPT_COLUMNS}) values (${marks(RECEIPT_COLUMNS.length)})`,
   );

@@ -8,8 +8,8 @@
 //   point      GET /v1/billing/usage for one hour: auth + one indexed point read + the same code path
 // How the data is made: `presence migrate` and `presence tenant create`, then the events are
 // bulk-inserted in SQL, and their hour/day/month rollups are built by GROUP BY over them (exactly the
-// rows the per-event upsert of storage/repos/usage.ts produces; the 0004 migration backfills the same
-// way). 1,000 more units then go through the real write path (POST /v1/presence/challenge, which
+// rows the per-event upsert of storage/tables/usage-rollups.ts produces; the 0004 migration backfills
+// the same way; the column lists are that module's and usage-events.ts's). 1,000 more units then go through the real write path (POST /v1/presence/challenge, which
 // upserts the rollups in its transaction) and are checked through the endpoint. For contrast, the
 // bench also times, in SQL, the rollup query itself and the full scan of the events that rollups avoid.
 // Sequential requests (one keep-alive connection): latency, not throughput. Cleans up even on failure.
@@ -26,6 +26,9 @@ import Database from '../../packages/server/dist/storage/sqlite-driver.js';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { createBenchDatabase } from '../pg-database.mjs';
+import { inColumnOrder } from '../../packages/server/dist/storage/tables/sql-text.js';
+import { USAGE_EVENT_COLUMNS } from '../../packages/server/dist/storage/tables/usage-events.js';
+import { USAGE_ROLLUP_COLUMNS } from '../../packages/server/dist/storage/tables/usage-rollups.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const SERVER = join(ROOT, 'packages/server/dist/main.js');
@@ -152,19 +155,29 @@ function cli(env, ...cliArgs) {
 const seedSql = {
   /** occurred_at = start + ⌊i × span / n⌋; meter by i mod 10; everything for one tenant. */
   postgres: {
-    events: `INSERT INTO usage_events (id, tenant_id, meter, quantity, occurred_at, source_id)
-      SELECT 'use_bench' || lpad(i::text, 12, '0'), $1,
-             (ARRAY[${METER_OF.map((m) => `'${METERS[m]}'`).join(',')}])[1 + i % 10], 1,
-             $2::bigint + (i::numeric * $3 / $4)::bigint, 'bench-' || i
+    events: `INSERT INTO usage_events (${USAGE_EVENT_COLUMNS})
+      SELECT ${inColumnOrder(USAGE_EVENT_COLUMNS, {
+        id: `'use_bench' || lpad(i::text, 12, '0')`,
+        tenant_id: '$1',
+        meter: `(ARRAY[${METER_OF.map((m) => `'${METERS[m]}'`).join(',')}])[1 + i % 10]`,
+        quantity: '1',
+        occurred_at: '$2::bigint + (i::numeric * $3 / $4)::bigint',
+        source_id: `'bench-' || i`,
+      })}
       FROM generate_series($5::bigint, $6::bigint - 1) AS i`,
     month: `(extract(epoch FROM date_trunc('month', to_timestamp(occurred_at / 1000.0) AT TIME ZONE 'UTC')) * 1000)::bigint`,
   },
   sqlite: {
     events: `WITH RECURSIVE s(i) AS (SELECT CAST(?5 AS INTEGER) UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?6)
-      INSERT INTO usage_events (id, tenant_id, meter, quantity, occurred_at, source_id)
-      SELECT 'use_bench' || printf('%012d', i), ?1,
-             CASE i % 10 ${METER_OF.map((m, k) => `WHEN ${k} THEN '${METERS[m]}'`).join(' ')} END, 1,
-             CAST(?2 AS INTEGER) + (i * CAST(?3 AS INTEGER)) / CAST(?4 AS INTEGER), 'bench-' || i FROM s`,
+      INSERT INTO usage_events (${USAGE_EVENT_COLUMNS})
+      SELECT ${inColumnOrder(USAGE_EVENT_COLUMNS, {
+        id: `'use_bench' || printf('%012d', i)`,
+        tenant_id: '?1',
+        meter: `CASE i % 10 ${METER_OF.map((m, k) => `WHEN ${k} THEN '${METERS[m]}'`).join(' ')} END`,
+        quantity: '1',
+        occurred_at: 'CAST(?2 AS INTEGER) + (i * CAST(?3 AS INTEGER)) / CAST(?4 AS INTEGER)',
+        source_id: `'bench-' || i`,
+      })} FROM s`,
     month: `CAST(strftime('%s', occurred_at / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000`,
   },
 };
@@ -172,9 +185,16 @@ const rollupSql = (dialect, granularity, p) => {
   const start =
     { hour: '(occurred_at / 3600000) * 3600000', day: '(occurred_at / 86400000) * 86400000' }[granularity] ??
     seedSql[dialect].month;
-  return `INSERT INTO usage_rollups (tenant_id, granularity, bucket_start, meter, quantity)
-    SELECT tenant_id, '${granularity}', ${start}, meter, sum(quantity) FROM usage_events
-    WHERE tenant_id = ${p} GROUP BY 1, 3, 4`;
+  const values = inColumnOrder(USAGE_ROLLUP_COLUMNS, {
+    tenant_id: 'tenant_id',
+    granularity: `'${granularity}'`,
+    bucket_start: start,
+    meter: 'meter',
+    quantity: 'sum(quantity)',
+    sealed: '0',
+  });
+  return `INSERT INTO usage_rollups (${USAGE_ROLLUP_COLUMNS})
+    SELECT ${values} FROM usage_events WHERE tenant_id = ${p} GROUP BY 1, 3, 4`;
 };
 
 /** A uniform SQL runner: PostgreSQL through pg, SQLite through better-sqlite3 on the same file. */

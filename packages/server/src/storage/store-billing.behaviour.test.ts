@@ -1,12 +1,13 @@
 /**
  * The Store's billing repos, same suite on both dialects: rollups kept with each usage event
  * (by UTC hour, day and month), the month seal, the quota counter's limit under racing
- * increments, gap-free invoice numbers, plan assignments, and the 0004 backfill of rollups
+ * challenge creations, gap-free invoice numbers, plan assignments, and the 0004 backfill of rollups
  * from events stored before it.
  */
 import { expect, it } from 'vitest';
 import { describeEachDialect, useTestStore } from './each-dialect.js';
 import { BillingPeriodClosed } from '../domain/billing/ports.js';
+import type { StoreTx } from '../domain/ports.js';
 import type { UsageEventRecord } from '../domain/usage/ports.js';
 import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
 import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
@@ -85,12 +86,22 @@ describeEachDialect(
       expect(rows.map((r) => r.occurred_at).sort()).toEqual([MAY + 10, JUNE]);
     });
 
-    it('never lets racing increments pass the quota limit, and rolls back with its transaction', async () => {
-      const { tenant } = await seedTenant(db.store, records);
+    it('never lets racing challenge creations pass the quota limit, and rolls back with its transaction', async () => {
+      const { tenant, policy } = await seedTenant(db.store, records);
       const quotas = db.store.billing.quotas;
+      /** A challenge creation as the hot path takes it: undefined when the quota was full. */
+      const create = (tx: StoreTx, periodStart: number, limit: number | null) =>
+        tx.presence.createChallenge({
+          challenge: records.challenge(tenant.id, policy.id, { createdAt: periodStart + HOUR }),
+          usage: usage(tenant.id, periodStart + HOUR, 1, 'challenges.created'),
+          quota: { periodStart, limit },
+        });
+      const full = new Error('quota full');
       const results = await Promise.all(
         Array.from({ length: 30 }, () =>
-          db.store.transaction((tx) => tx.billing.quotas.increment(tenant.id, MAY, 12)),
+          db.store
+            .transaction(async (tx) => (await create(tx, MAY, 12)) ?? Promise.reject(full))
+            .catch((e: unknown) => (e === full ? undefined : Promise.reject(e))),
         ),
       );
       expect(results.filter((r) => r !== undefined)).toHaveLength(12);
@@ -101,13 +112,15 @@ describeEachDialect(
           .sort((a, b) => a! - b!),
       ).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
       await db.store.transaction(async (tx) => {
-        expect(await tx.billing.quotas.increment(tenant.id, JUNE, null)).toMatchObject({ used: 1 });
-        expect(await tx.billing.quotas.increment(tenant.id, JUNE, 0)).toBeUndefined();
+        expect(await create(tx, JUNE, null)).toMatchObject({ used: 1 });
+        expect(await create(tx, JUNE, 0)).toBeUndefined();
       });
-      await db.store
-        .transaction((tx) => tx.billing.quotas.increment(tenant.id, JUNE, null))
-        .catch(() => undefined);
-      expect(await quotas.get(tenant.id, JUNE)).toMatchObject({ used: 2 });
+      const aborted = db.store.transaction(async (tx) => {
+        expect(await create(tx, JUNE, null)).toMatchObject({ used: 2 });
+        throw new Error('abort');
+      });
+      await expect(aborted).rejects.toThrow('abort');
+      expect(await quotas.get(tenant.id, JUNE)).toMatchObject({ used: 1 });
       const announcement = (id: string, createdAt: number) => ({
         id,
         tenantId: tenant.id,

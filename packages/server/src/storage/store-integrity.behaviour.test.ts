@@ -6,20 +6,12 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect, useTestStore } from './each-dialect.js';
 import { UniqueViolation } from '../domain/ports.js';
-import { type ChallengeSettlement } from '../domain/presence/ports.js';
+import type { ChallengeRecord, DeniedSettlement, VerifiedSettlement } from '../domain/presence/ports.js';
+import type { Store } from '../domain/ports.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
 import { openTestStore } from './testing.js';
 
 const RACERS = 20;
-
-const VERIFIED: ChallengeSettlement = {
-  status: 'verified',
-  usedAt: T0 + 1,
-  decision: 'PRESENCE_VERIFIED',
-  reason: null,
-  receiptId: null,
-  credentialRef: 'cred_1',
-};
 
 function race<T>(run: (index: number) => Promise<T>): Promise<T[]> {
   return Promise.all(Array.from({ length: RACERS }, (_, index) => run(index)));
@@ -30,6 +22,68 @@ describeEachDialect(
   (dialect) => {
     const db = useTestStore(dialect, { pgPoolSize: 10 });
     const records = new TestRecords();
+
+    /** A tenant with RACERS credentials (signCount 4) of one registration, and one pending challenge. */
+    async function scene(store: Store) {
+      const { tenant, policy } = await seedTenant(store, records);
+      const reg = records.registration(tenant.id, policy.id);
+      await store.registrations.insert(reg);
+      const credentials = [];
+      for (let i = 0; i < RACERS; i++) credentials.push(records.credential(tenant.id, reg, { signCount: 4 }));
+      for (const c of credentials) await store.credentials.insert(c);
+      const challenge = records.challenge(tenant.id, policy.id);
+      await store.challenges.insert(challenge);
+      return { tenant, policy, credentials, challenge };
+    }
+
+    /** What a verification of `challenge` with `credentialId` (from counter 4 to `signCount`) writes. */
+    function verified(
+      challenge: ChallengeRecord,
+      credentialId: string,
+      signCount: number,
+    ): VerifiedSettlement {
+      const receipt = records.receipt(challenge, { credentialRef: credentialId });
+      const { tenantId } = challenge;
+      return {
+        credentialUse: { id: credentialId, expectedSignCount: 4, signCount, backedUp: false },
+        usedAt: T0 + signCount,
+        receipt,
+        usage: {
+          id: records.id('use'),
+          tenantId,
+          meter: 'presence.verified',
+          quantity: 1,
+          occurredAt: T0 + signCount,
+          sourceId: challenge.id,
+        },
+        event: { id: records.id('evt'), tenantId, type: 'receipt.created', payload: {}, createdAt: T0 },
+      };
+    }
+
+    function denied(challenge: ChallengeRecord, usedAt: number): DeniedSettlement {
+      const { tenantId } = challenge;
+      return {
+        tenantId,
+        challengeId: challenge.id,
+        settlement: {
+          status: 'denied',
+          usedAt,
+          decision: 'SIGNATURE_INVALID',
+          reason: 'x',
+          receiptId: null,
+          credentialRef: null,
+        },
+        usage: {
+          id: records.id('use'),
+          tenantId,
+          meter: 'presence.denied',
+          quantity: 1,
+          occurredAt: T0,
+          sourceId: challenge.id,
+        },
+        event: { id: records.id('evt'), tenantId, type: 'presence.denied', payload: {}, createdAt: T0 },
+      };
+    }
 
     it('maps unique violations to UniqueViolation with the same constraint name and the driver error as cause', async () => {
       const { tenant, policy } = await seedTenant(db.store, records);
@@ -135,16 +189,15 @@ describeEachDialect(
       }
     });
 
-    it(`challenges.settle: ${RACERS} concurrent calls on one challenge, exactly one wins`, async () => {
-      const { tenant, policy } = await seedTenant(db.store, records);
-      const c = records.challenge(tenant.id, policy.id);
-      await db.store.challenges.insert(c);
+    it(`a settlement: ${RACERS} concurrent denials of one challenge, exactly one wins`, async () => {
+      const { tenant, challenge: c } = await scene(db.store);
       const outcomes = await race((i) =>
-        db.store.challenges.settle(tenant.id, c.id, { ...VERIFIED, usedAt: i }),
+        db.store.selfContainedWrites((tx) => tx.presence.settleDenied(denied(c, T0 + i))),
       );
-      expect(outcomes.filter(Boolean)).toHaveLength(1);
-      const winner = outcomes.indexOf(true);
-      expect((await db.store.challenges.get(tenant.id, c.id))?.usedAt).toBe(winner);
+      expect(outcomes.filter((o) => o === 'settled')).toHaveLength(1);
+      const winner = outcomes.indexOf('settled');
+      expect((await db.store.challenges.get(tenant.id, c.id))?.usedAt).toBe(T0 + winner);
+      expect((await db.rows('usage_events')).filter((r) => r.source_id === c.id)).toHaveLength(1);
     });
 
     it(`registrations.consume: ${RACERS} concurrent calls, exactly one wins`, async () => {
@@ -155,49 +208,30 @@ describeEachDialect(
       expect(outcomes.filter(Boolean)).toHaveLength(1);
     });
 
-    it(`credentials.recordUse: ${RACERS} concurrent uses from the same counter, exactly one wins`, async () => {
-      const { tenant, policy } = await seedTenant(db.store, records);
-      const reg = records.registration(tenant.id, policy.id);
-      await db.store.registrations.insert(reg);
-      const cred = records.credential(tenant.id, reg, { signCount: 4 });
-      await db.store.credentials.insert(cred);
-      const use = (i: number) => ({ expectedSignCount: 4, signCount: 5 + i, backedUp: false, at: T0 + i });
-      const outcomes = await race((i) => db.store.credentials.recordUse(cred.id, use(i)));
-      expect(outcomes.filter(Boolean)).toHaveLength(1);
-      expect((await db.store.credentials.get(tenant.id, cred.id))?.signCount).toBe(
-        5 + outcomes.indexOf(true),
+    it(`a counter claim: ${RACERS} concurrent verifications with one credential from the same counter, exactly one wins`, async () => {
+      const { tenant, policy, credentials } = await scene(db.store);
+      const cred = credentials[0]!;
+      const challenges = Array.from({ length: RACERS }, () => records.challenge(tenant.id, policy.id));
+      for (const c of challenges) await db.store.challenges.insert(c);
+      const outcomes = await race((i) =>
+        db.store.selfContainedWrites((tx) =>
+          tx.presence.settleVerified(verified(challenges[i]!, cred.id, 5 + i)),
+        ),
       );
+      expect(outcomes.filter((o) => o.kind === 'settled')).toHaveLength(1);
+      expect(outcomes.filter((o) => o.kind === 'counter-moved')).toHaveLength(RACERS - 1);
+      const winner = outcomes.findIndex((o) => o.kind === 'settled');
+      expect((await db.store.credentials.get(tenant.id, cred.id))?.signCount).toBe(5 + winner);
     });
 
     it(`${RACERS} concurrent verify-shaped transactions: one settles and writes the only receipt`, async () => {
-      const { tenant, policy } = await seedTenant(db.store, records);
-      const c = records.challenge(tenant.id, policy.id);
-      await db.store.challenges.insert(c);
-      const verify = () =>
-        db.store.transaction(async (tx) => {
-          const receipt = records.receipt(c);
-          if (!(await tx.challenges.settle(tenant.id, c.id, { ...VERIFIED, receiptId: receipt.id })))
-            return false;
-          await tx.receipts.insert(receipt);
-          await tx.outbox.insert({
-            id: records.id('evt'),
-            tenantId: tenant.id,
-            type: 'receipt.created',
-            payload: {},
-            createdAt: T0,
-          });
-          await tx.usage.insert({
-            id: records.id('use'),
-            tenantId: tenant.id,
-            meter: 'presence.verified',
-            quantity: 1,
-            occurredAt: T0,
-            sourceId: c.id,
-          });
-          return true;
-        });
-      const outcomes = await race(verify);
-      expect(outcomes.filter(Boolean)).toHaveLength(1);
+      const { tenant, credentials, challenge: c } = await scene(db.store);
+      // Each racer with its own credential: every counter claim succeeds, the challenge decides.
+      const outcomes = await race((i) =>
+        db.store.transaction((tx) => tx.presence.settleVerified(verified(c, credentials[i]!.id, 5))),
+      );
+      expect(outcomes.filter((o) => o.kind === 'settled')).toHaveLength(1);
+      expect(outcomes.filter((o) => o.kind === 'already-decided')).toHaveLength(RACERS - 1);
       const receipt = await db.store.receipts.getByChallenge(tenant.id, c.id);
       expect((await db.store.challenges.get(tenant.id, c.id))?.receiptId).toBe(receipt?.id);
       expect((await db.rows('outbox_events')).filter((r) => r.tenant_id === tenant.id)).toHaveLength(1);

@@ -239,14 +239,9 @@ for (const dialect of DIALECTS) {
             expect(revoked).toEqual({ kind: 'counter-moved' });
 
             const fresh = await scene(db.store);
-            await db.store.challenges.settle(fresh.tenant.id, fresh.challenge.id, {
-              status: 'denied',
-              usedAt: AT,
-              decision: 'USER_NOT_VERIFIED',
-              reason: 'x',
-              receiptId: null,
-              credentialRef: null,
-            });
+            expect(
+              await write((tx) => tx.presence.settleDenied(denied(fresh.challenge, records.id('evt')))),
+            ).toBe('settled');
             const decided = await write((tx) =>
               tx.presence.settleVerified(verified(fresh.challenge, fresh.credential)),
             );

@@ -4,24 +4,44 @@
  */
 import { expect, it } from 'vitest';
 import { describeEachDialect, useTestStore } from './each-dialect.js';
-import type { ChallengeSettlement } from '../domain/presence/ports.js';
+import type { DeniedSettlement } from '../domain/presence/ports.js';
 import type { Store } from '../domain/ports.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
 
-const VERIFIED: ChallengeSettlement = {
-  status: 'verified',
-  usedAt: T0 + 2000,
-  decision: 'PRESENCE_VERIFIED',
-  reason: null,
-  receiptId: 'rct_1',
-  credentialRef: 'cred_1',
-};
+const AT = T0 + 2000;
 
 describeEachDialect(
   (dialect) => `store behaviour: presence (${dialect})`,
   (dialect) => {
     const db = useTestStore(dialect);
     const records = new TestRecords();
+
+    /** A denial as the verify path writes it (a challenge is settled only there). */
+    function denial(tenantId: string, challengeId: string): DeniedSettlement {
+      return {
+        tenantId,
+        challengeId,
+        settlement: {
+          status: 'denied',
+          usedAt: AT,
+          decision: 'SIGNATURE_INVALID',
+          reason: 'x',
+          receiptId: null,
+          credentialRef: null,
+        },
+        usage: {
+          id: records.id('use'),
+          tenantId,
+          meter: 'presence.denied',
+          quantity: 1,
+          occurredAt: AT,
+          sourceId: challengeId,
+        },
+        event: { id: records.id('evt'), tenantId, type: 'presence.denied', payload: {}, createdAt: AT },
+      };
+    }
+    const settleDenied = (s: DeniedSettlement) =>
+      db.store.selfContainedWrites((tx) => tx.presence.settleDenied(s));
 
     async function enrol(store: Store, tenantId: string, policyId: string, subject = 'user-1') {
       const reg = records.registration(tenantId, policyId, { subject });
@@ -92,20 +112,6 @@ describeEachDialect(
       expect(await db.store.credentials.revoke(tenant.id, 'cred_missing', T0)).toBeUndefined();
     });
 
-    it('credentials.recordUse: compare-and-set on the counter, refused once revoked', async () => {
-      const { tenant, policy } = await seedTenant(db.store, records);
-      const c = await enrol(db.store, tenant.id, policy.id);
-      const use = { expectedSignCount: 0, signCount: 7, backedUp: true, at: T0 + 3 };
-      expect(await db.store.credentials.recordUse(c.id, use)).toBe(true);
-      expect(await db.store.credentials.recordUse(c.id, use)).toBe(false);
-      const stored = await db.store.credentials.get(tenant.id, c.id);
-      expect(stored).toEqual({ ...c, signCount: 7, backedUp: true, lastUsedAt: T0 + 3 });
-      await db.store.credentials.revoke(tenant.id, c.id, T0 + 4);
-      expect(await db.store.credentials.recordUse(c.id, { ...use, expectedSignCount: 7, signCount: 8 })).toBe(
-        false,
-      );
-    });
-
     it('challenges: round trip (nullable fields too), tenant-scoped get', async () => {
       const { tenant, policy } = await seedTenant(db.store, records);
       const other = await seedTenant(db.store, records);
@@ -122,21 +128,18 @@ describeEachDialect(
       expect(await db.store.challenges.get(other.tenant.id, full.id)).toBeUndefined();
     });
 
-    it('challenges.settle: only a pending challenge of that tenant, exactly once', async () => {
+    it('a settlement: only a pending challenge of that tenant, exactly once', async () => {
       const { tenant, policy } = await seedTenant(db.store, records);
       const other = await seedTenant(db.store, records);
       const c = records.challenge(tenant.id, policy.id);
       await db.store.challenges.insert(c);
-      expect(await db.store.challenges.settle(other.tenant.id, c.id, VERIFIED)).toBe(false);
-      expect(await db.store.challenges.settle(tenant.id, c.id, VERIFIED)).toBe(true);
-      const denied: ChallengeSettlement = {
-        ...VERIFIED,
-        status: 'denied',
-        decision: 'SIGNATURE_INVALID',
-        reason: 'x',
-      };
-      expect(await db.store.challenges.settle(tenant.id, c.id, denied)).toBe(false);
-      expect(await db.store.challenges.get(tenant.id, c.id)).toEqual({ ...c, ...VERIFIED });
+      expect(await settleDenied(denial(other.tenant.id, c.id))).toBe('already-decided');
+      const first = denial(tenant.id, c.id);
+      expect(await settleDenied(first)).toBe('settled');
+      expect(await settleDenied(denial(tenant.id, c.id))).toBe('already-decided');
+      expect(await db.store.challenges.get(tenant.id, c.id)).toEqual({ ...c, ...first.settlement });
+      const written = (await db.rows('usage_events')).filter((r) => r.source_id === c.id);
+      expect(written.map((r) => r.id)).toEqual([first.usage.id]);
     });
 
     it('challenges.deleteExpired: only that tenant and action, expired in the window, without a receipt', async () => {
@@ -204,7 +207,7 @@ describeEachDialect(
       expect(seen).toEqual([[], [], []]);
       expect(await s.policies.current(b.tenant.id)).toEqual(b.policy);
       expect(await s.apiKeys.update(b.tenant.id, key.id, { revokedAt: 1 })).toBeUndefined();
-      expect(await s.challenges.settle(b.tenant.id, chl.id, VERIFIED)).toBe(false);
+      expect(await settleDenied(denial(b.tenant.id, chl.id))).toBe('already-decided');
       expect(await s.registrations.consume(b.tenant.id, cred.registrationId, 1)).toBe(false);
       expect((await s.challenges.get(a.tenant.id, chl.id))?.status).toBe('pending');
       expect((await s.apiKeys.get(a.tenant.id, key.id))?.revokedAt).toBeNull();

@@ -56,7 +56,13 @@ export async function pgAvailable(): Promise<boolean> {
 
 export async function openTestStore(
   dialect: Dialect,
-  extra: { pgPoolSize?: number; transactionGuard?: boolean; tracer?: Tracer } = {},
+  extra: {
+    pgPoolSize?: number;
+    transactionGuard?: boolean;
+    tracer?: Tracer;
+    /** PostgreSQL: told the size of each batch of verified settles (StoreOptions.onSettleBatch). */
+    onSettleBatch?: (members: number) => void;
+  } = {},
 ): Promise<TestStore> {
   const scratch = dialect === 'sqlite' ? await mkdtemp(join(tmpdir(), 'presence-store-')) : undefined;
   const options: StoreOptions =
@@ -72,7 +78,7 @@ export async function openTestStore(
   const handle = await openDatabase(options);
   await runMigrations(handle);
   return {
-    store: createStore(handle, extra.transactionGuard),
+    store: createStore(handle, extra.transactionGuard, extra.onSettleBatch),
     options,
     tables: async () => {
       const query =

@@ -34,12 +34,6 @@ export interface QuotaCounter {
 export type QuotaThreshold = 80 | 100;
 
 export interface QuotaRepo {
-  /**
-   * Adds one challenge to the period's counter unless it already reached `limit` (null: no
-   * limit); undefined when full. One statement that locks the counter row until commit, so
-   * concurrent creations never pass the limit.
-   */
-  increment(tenantId: string, periodStart: number, limit: number | null): Promise<QuotaCounter | undefined>;
   get(tenantId: string, periodStart: number): Promise<QuotaCounter | undefined>;
   /**
    * Marks the threshold as announced for the period and writes its outbox event, atomically (one

@@ -75,12 +75,4 @@ export interface CredentialRepo {
   ): Promise<CredentialRecord[]>;
   /** Revokes an active credential (compare-and-set); undefined when already revoked or not found. */
   revoke(tenantId: string, id: string, at: number): Promise<CredentialRecord | undefined>;
-  /**
-   * Records a successful assertion only if the credential is still active and its counter is
-   * still `expectedSignCount` (compare-and-set); false otherwise.
-   */
-  recordUse(
-    id: string,
-    use: { expectedSignCount: number; signCount: number; backedUp: boolean; at: number },
-  ): Promise<boolean>;
 }

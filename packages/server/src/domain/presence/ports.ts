@@ -41,8 +41,6 @@ export interface ChallengeSettlement {
 export interface ChallengeRepo {
   insert(c: ChallengeRecord): Promise<void>;
   get(tenantId: string, id: string): Promise<ChallengeRecord | undefined>;
-  /** Settles a pending challenge; false when it was no longer pending (someone else decided). */
-  settle(tenantId: string, id: string, s: ChallengeSettlement): Promise<boolean>;
   /**
    * Deletes up to `limit` challenges for this action that expired in [`since`, `now`) and back
    * no receipt (never answered, or denied); returns how many went. The window keeps the scan of

@@ -7,8 +7,10 @@ import type { QuotaCounter } from '../../domain/billing/ports.js';
 import { BillingPeriodClosed } from '../../domain/billing/ports.js';
 import type { ChallengeCreation } from '../../domain/presence/ports.js';
 import type { Dialect } from '../open-database.js';
+import { newChallengeValues } from '../tables/challenges.js';
+import { takeQuotaValues, toQuotaCounter } from '../tables/quota-counters.js';
+import { rollupBuckets as buckets } from '../tables/usage-rollups.js';
 import {
-  buckets,
   PERIOD_CLOSED,
   pgUnlessPeriodClosed,
   sqliteStep,
@@ -22,47 +24,16 @@ export function createChallengeWrites(run: Run, program: RunProgram, dialect: Di
   return dialect === 'postgres' ? pgCreate(run, c) : sqliteCreate(program, c);
 }
 
-interface QuotaRow {
-  used: number;
-  threshold_80_at: number | null;
-  threshold_100_at: number | null;
-}
-
-function toCounter(row: QuotaRow): QuotaCounter {
-  return {
-    used: Number(row.used),
-    threshold80At: row.threshold_80_at === null ? null : Number(row.threshold_80_at),
-    threshold100At: row.threshold_100_at === null ? null : Number(row.threshold_100_at),
-  };
-}
-
-function challengeValues({ challenge: c }: ChallengeCreation) {
-  return [
-    c.id,
-    c.tenantId,
-    c.actionHashHex,
-    c.subject,
-    c.purpose,
-    c.nonceB64Url,
-    c.challengeB64Url,
-    JSON.stringify(c.allowCredentialIds),
-    c.policyId,
-    c.createdAt,
-    c.expiresAt,
-  ];
-}
+type QuotaRow = Parameters<typeof toQuotaCounter>[0];
 
 async function pgCreate(run: Run, c: ChallengeCreation): Promise<QuotaCounter | undefined> {
   if (c.quota.limit !== null && c.quota.limit <= 0) return undefined;
-  const [id, tenantId, ...rest] = challengeValues(c);
+  const [id, , ...rest] = newChallengeValues(c.challenge);
   const { rows } = await pgUnlessPeriodClosed(c.usage.occurredAt, () =>
     run<QuotaRow & { rollups: number }>(S.PG_CREATE_CHALLENGE, [
-      tenantId,
-      c.quota.periodStart,
-      c.quota.limit,
+      ...takeQuotaValues(c.challenge.tenantId, c.quota.periodStart, c.quota.limit), // $1..$3: TAKE_QUOTA's
       id,
-      ...rest.slice(0, 8),
-      rest[8],
+      ...rest, // $5..$13: the new challenge's columns after id and tenant_id
       c.usage.id,
       ...buckets(c.usage.occurredAt),
       c.usage.meter,
@@ -71,17 +42,17 @@ async function pgCreate(run: Run, c: ChallengeCreation): Promise<QuotaCounter | 
   const row = rows[0];
   if (row === undefined) return undefined;
   if (row.rollups !== 3) throw new BillingPeriodClosed(c.usage.occurredAt);
-  return toCounter(row);
+  return toQuotaCounter(row);
 }
 
 async function sqliteCreate(program: RunProgram, c: ChallengeCreation): Promise<QuotaCounter | undefined> {
   if (c.quota.limit !== null && c.quota.limit <= 0) return undefined;
   const result = await program({
     steps: [
-      sqliteStep(S.INSERT_CHALLENGE, challengeValues(c)),
+      sqliteStep(S.INSERT_CHALLENGE, newChallengeValues(c.challenge)),
       ...sqliteUsageSteps(c.usage),
       // Last: the tenant's quota counter. When full, the program's writes are undone.
-      sqliteStep(S.TAKE_QUOTA, [c.challenge.tenantId, c.quota.periodStart, c.quota.limit], {
+      sqliteStep(S.TAKE_QUOTA, takeQuotaValues(c.challenge.tenantId, c.quota.periodStart, c.quota.limit), {
         expect: 'a row',
         otherwise: { outcome: 'quota-full', undo: true },
         returns: true,
@@ -90,5 +61,5 @@ async function sqliteCreate(program: RunProgram, c: ChallengeCreation): Promise<
   });
   if (result.outcome === PERIOD_CLOSED) throw new BillingPeriodClosed(c.usage.occurredAt);
   const row = result.rows[0] as QuotaRow | undefined;
-  return row === undefined ? undefined : toCounter(row);
+  return row === undefined ? undefined : toQuotaCounter(row);
 }

@@ -17,14 +17,14 @@ import type {
 import type { Dialect } from '../open-database.js';
 import type { ChallengesTable, Database } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
-import { toChallenge } from '../repos/challenges.js';
-import { toCredentialInUse } from '../repos/credentials.js';
 import { currentTraceParent } from '../repos/outbox.js';
 import { parseJson, toFlag } from '../repos/rows.js';
+import { settleChallengeValues, toChallenge, verifiedSettlement } from '../tables/challenges.js';
+import { claimCounterValues, toCredentialInUse } from '../tables/credentials.js';
+import { rollupBuckets as buckets } from '../tables/usage-rollups.js';
 import { createChallengeWrites } from './challenge-creation.js';
 import type { PgSettleLanes } from './pg-settle-lanes.js';
 import {
-  buckets,
   KEPT,
   PERIOD_CLOSED,
   pgUnlessPeriodClosed,
@@ -192,11 +192,7 @@ async function pgVerifiedOne(
   const { credentialUse: use, receipt: r } = s;
   const { rows } = await pgUnlessPeriodClosed(s.usage.occurredAt, () =>
     run<{ claimed: number; settled: number; seq: number | null }>(S.PG_SETTLE_ONE_VERIFIED, [
-      use.signCount,
-      toFlag(use.backedUp),
-      s.usedAt,
-      use.id,
-      use.expectedSignCount,
+      ...claimCounterValues(use, s.usedAt), // $1..$5: the statement's first CTE is CLAIM_COUNTER
       r.id,
       r.tenantId,
       r.challengeId,
@@ -231,17 +227,13 @@ async function sqliteVerified(program: RunProgram, s: VerifiedSettlement): Promi
   const { credentialUse: use, receipt: r } = s;
   const result = await program({
     steps: [
-      sqliteStep(
-        S.CLAIM_COUNTER,
-        [use.signCount, toFlag(use.backedUp), s.usedAt, use.id, use.expectedSignCount],
-        {
-          expect: 'changed',
-          otherwise: { outcome: 'counter-moved', undo: false },
-        },
-      ),
+      sqliteStep(S.CLAIM_COUNTER, claimCounterValues(use, s.usedAt), {
+        expect: 'changed',
+        otherwise: { outcome: 'counter-moved', undo: false },
+      }),
       sqliteStep(
         S.SETTLE_CHALLENGE,
-        ['verified', s.usedAt, 'PRESENCE_VERIFIED', null, r.id, use.id, r.tenantId, r.challengeId],
+        settleChallengeValues(r.tenantId, r.challengeId, verifiedSettlement(s.usedAt, r.id, use.id)),
         {
           expect: 'changed',
           otherwise: { outcome: 'already-decided', undo: false },
@@ -295,7 +287,7 @@ async function sqliteDenied(
     steps: [
       sqliteStep(
         S.SETTLE_CHALLENGE,
-        [d.status, d.usedAt, d.decision, d.reason, null, d.credentialRef, s.tenantId, s.challengeId],
+        settleChallengeValues(s.tenantId, s.challengeId, { ...d, receiptId: null }),
         {
           expect: 'changed',
           otherwise: { outcome: 'already-decided', undo: false },

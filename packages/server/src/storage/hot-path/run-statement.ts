@@ -1,6 +1,5 @@
 /** How the hot path runs its compiled texts (statements.ts) on either dialect, and shared pieces. */
 import { CompiledQuery, type Kysely } from 'kysely';
-import { bucketStart } from '../../domain/billing/billing-period.js';
 import { BillingPeriodClosed } from '../../domain/billing/ports.js';
 import type { UsageEventRecord } from '../../domain/usage/ports.js';
 import type { Dialect } from '../open-database.js';
@@ -8,6 +7,7 @@ import type { Database } from '../schema.js';
 import { runProgram, type Program, type ProgramResult, type Step } from './sqlite-program.js';
 import * as S from './statements.js';
 import { usageEventValues } from '../tables/usage-events.js';
+import { addToRollupsValues } from '../tables/usage-rollups.js';
 
 export type Run = <R>(text: string, values: readonly unknown[]) => Promise<{ rows: R[]; changed: number }>;
 
@@ -27,16 +27,11 @@ export function runner(db: Kysely<Database>, dialect: Dialect): Run {
   };
 }
 
-/** The month, day and hour buckets of a usage event, month first. */
-export function buckets(at: number): [number, number, number] {
-  return [bucketStart('month', at), bucketStart('day', at), bucketStart('hour', at)];
-}
-
 /** SQLite: the usage event and its rollups; a sealed month undoes the program (`period-closed`). */
 export function sqliteUsageSteps(u: UsageEventRecord): Step[] {
   return [
     sqliteStep(S.INSERT_USAGE, usageEventValues(u)),
-    sqliteStep(S.ADD_TO_ROLLUPS, [u.tenantId, u.meter, u.quantity, ...buckets(u.occurredAt)], {
+    sqliteStep(S.ADD_TO_ROLLUPS, addToRollupsValues(u), {
       expect: 'three rows',
       otherwise: { outcome: PERIOD_CLOSED, undo: true },
     }),
@@ -81,7 +76,8 @@ export function programOn(db: Kysely<Database>): RunProgram {
 
 /**
  * PostgreSQL: a settle or creation statement fails as a whole when one of its rollups is sealed
- * (statements.ts ALL_ROLLUPS_OR_FAIL); that failure is BillingPeriodClosed, and nothing was written.
+ * (tables/usage-rollups.ts allRollupsOrFail); that failure is BillingPeriodClosed, and nothing
+ * was written.
  */
 export async function pgUnlessPeriodClosed<T>(occurredAt: number, work: () => Promise<T>): Promise<T> {
   try {

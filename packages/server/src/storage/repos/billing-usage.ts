@@ -5,6 +5,8 @@ import type { QuotaRepo, UsageRollupRepo } from '../../domain/billing/ports.js';
 import type { Database } from '../schema.js';
 import { changedAny } from './rows.js';
 import { OUTBOX_EVENT_COLUMNS, toOutboxEventRow } from '../tables/outbox-events.js';
+import { QUOTA_COUNTER_COLUMNS, toQuotaCounter } from '../tables/quota-counters.js';
+import { toSealedMonthRows, USAGE_ROLLUP_KEY } from '../tables/usage-rollups.js';
 
 export function createUsageRollupRepo(db: Kysely<Database>): UsageRollupRepo {
   return {
@@ -28,19 +30,8 @@ export function createUsageRollupRepo(db: Kysely<Database>): UsageRollupRepo {
     async sealMonth(tenantId, monthStart, meters) {
       const rows = await db
         .insertInto('usage_rollups')
-        .values(
-          [...meters].sort().map((meter) => ({
-            tenant_id: tenantId,
-            granularity: 'month',
-            bucket_start: monthStart,
-            meter,
-            quantity: 0,
-            sealed: 1,
-          })),
-        )
-        .onConflict((oc) =>
-          oc.columns(['tenant_id', 'granularity', 'bucket_start', 'meter']).doUpdateSet({ sealed: 1 }),
-        )
+        .values(toSealedMonthRows(tenantId, monthStart, meters))
+        .onConflict((oc) => oc.columns(USAGE_ROLLUP_KEY).doUpdateSet({ sealed: 1 }))
         .returning(['meter', 'quantity'])
         .execute();
       return Object.fromEntries(rows.map((r) => [r.meter, r.quantity]));
@@ -49,32 +40,16 @@ export function createUsageRollupRepo(db: Kysely<Database>): UsageRollupRepo {
 }
 
 export function createQuotaRepo(db: Kysely<Database>, dialect: Dialect): QuotaRepo {
-  const columns = ['used', 'threshold_80_at', 'threshold_100_at'] as const;
   return {
-    /** The conditional upsert re-reads the committed row after waiting for its lock: no overshoot. */
-    async increment(tenantId, periodStart, limit) {
-      if (limit !== null && limit <= 0) return undefined;
-      const row = await db
-        .insertInto('quota_counters')
-        .values({ tenant_id: tenantId, period_start: periodStart, used: 1 })
-        .onConflict((oc) => {
-          const update = oc
-            .columns(['tenant_id', 'period_start'])
-            .doUpdateSet((eb) => ({ used: eb('quota_counters.used', '+', 1) }));
-          return limit === null ? update : update.where('quota_counters.used', '<', limit);
-        })
-        .returning(columns)
-        .executeTakeFirst();
-      return row && toCounter(row);
-    },
+    /** The counter a challenge creation takes from is the hot path's (tables/quota-counters.ts TAKE_QUOTA). */
     async get(tenantId, periodStart) {
       const row = await db
         .selectFrom('quota_counters')
-        .select(columns)
+        .select(QUOTA_COUNTER_COLUMNS)
         .where('tenant_id', '=', tenantId)
         .where('period_start', '=', periodStart)
         .executeTakeFirst();
-      return row && toCounter(row);
+      return row && toQuotaCounter(row);
     },
     /**
      * The marker and its outbox event, both or neither: on PostgreSQL one statement (so it may run
@@ -105,8 +80,4 @@ export function createQuotaRepo(db: Kysely<Database>, dialect: Dialect): QuotaRe
       return true;
     },
   };
-}
-
-function toCounter(row: { used: number; threshold_80_at: number | null; threshold_100_at: number | null }) {
-  return { used: row.used, threshold80At: row.threshold_80_at, threshold100At: row.threshold_100_at };
 }

@@ -1,14 +1,17 @@
-import type { Decision } from '@presence/contract';
+/**
+ * The challenges repo: rows and the settlement's compare-and-set are the table module's
+ * (tables/challenges.ts); a verification's writes are the hot path's (hot-path/).
+ */
 import type { Kysely } from 'kysely';
-import type { ChallengeRecord, ChallengeRepo, ChallengeStatus } from '../../domain/presence/ports.js';
-import type { ChallengesTable, Database } from '../schema.js';
+import type { ChallengeRepo } from '../../domain/presence/ports.js';
+import type { Database } from '../schema.js';
+import { toChallenge, toChallengeRow } from '../tables/challenges.js';
 import { mapUniqueViolation } from '../unique-violation.js';
-import { changedAny, parseJson } from './rows.js';
 
 export function createChallengeRepo(db: Kysely<Database>): ChallengeRepo {
   return {
     async insert(c) {
-      await mapUniqueViolation(() => db.insertInto('challenges').values(toRow(c)).execute());
+      await mapUniqueViolation(() => db.insertInto('challenges').values(toChallengeRow(c)).execute());
     },
     async get(tenantId, id) {
       const row = await db
@@ -18,24 +21,6 @@ export function createChallengeRepo(db: Kysely<Database>): ChallengeRepo {
         .where('id', '=', id)
         .executeTakeFirst();
       return row && toChallenge(row);
-    },
-    /** One statement guarded by status = 'pending': exactly one of racing calls wins. */
-    async settle(tenantId, id, s) {
-      const result = await db
-        .updateTable('challenges')
-        .set({
-          status: s.status,
-          used_at: s.usedAt,
-          decision: s.decision,
-          reason: s.reason,
-          receipt_id: s.receiptId,
-          credential_ref: s.credentialRef,
-        })
-        .where('tenant_id', '=', tenantId)
-        .where('id', '=', id)
-        .where('status', '=', 'pending')
-        .executeTakeFirst();
-      return changedAny(result);
     },
     /** Like retention's challenge rule (storage/repos/retention.ts), for one action and at once. */
     async deleteExpired(tenantId, actionHashHex, window, limit) {
@@ -65,50 +50,5 @@ export function createChallengeRepo(db: Kysely<Database>): ChallengeRepo {
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
-  };
-}
-
-function toRow(c: ChallengeRecord): ChallengesTable {
-  return {
-    id: c.id,
-    tenant_id: c.tenantId,
-    action_hash_hex: c.actionHashHex,
-    subject: c.subject,
-    purpose: c.purpose,
-    nonce_b64url: c.nonceB64Url,
-    challenge_b64url: c.challengeB64Url,
-    allow_credential_ids: JSON.stringify(c.allowCredentialIds),
-    policy_id: c.policyId,
-    created_at: c.createdAt,
-    expires_at: c.expiresAt,
-    status: c.status,
-    used_at: c.usedAt,
-    decision: c.decision,
-    reason: c.reason,
-    receipt_id: c.receiptId,
-    credential_ref: c.credentialRef,
-  };
-}
-
-/** status (CHECKed by the schema) and decision are written only from typed records. */
-export function toChallenge(row: ChallengesTable): ChallengeRecord {
-  return {
-    id: row.id,
-    tenantId: row.tenant_id,
-    actionHashHex: row.action_hash_hex,
-    subject: row.subject,
-    purpose: row.purpose,
-    nonceB64Url: row.nonce_b64url,
-    challengeB64Url: row.challenge_b64url,
-    allowCredentialIds: parseJson<string[]>(row.allow_credential_ids),
-    policyId: row.policy_id,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    status: row.status as ChallengeStatus,
-    usedAt: row.used_at,
-    decision: row.decision as Decision | null,
-    reason: row.reason,
-    receiptId: row.receipt_id,
-    credentialRef: row.credential_ref,
   };
 }

@@ -7,7 +7,7 @@ import type {
   ReceiptLogRepo,
 } from '../../domain/receipts/receipt-log-ports.js';
 import type { Database } from '../schema.js';
-import { toChallenge } from './challenges.js';
+import { toChallenge } from '../tables/challenges.js';
 import { toReceipt } from '../tables/receipts.js';
 import { currentCounterValue } from './tenant-counters.js';
 

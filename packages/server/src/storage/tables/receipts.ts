@@ -6,6 +6,7 @@
  */
 import type { ReceiptRecord } from '../../domain/receipts/ports.js';
 import type { ReceiptsTable } from '../schema.js';
+import { placeholders } from './sql-text.js';
 
 /** Every column, in the order of `receiptValues`: the receipt's own, then its seq. */
 export const RECEIPT_COLUMNS = [
@@ -43,6 +44,10 @@ export function toReceiptRow<Seq = number>(
     seq,
   };
 }
+
+/** $1..$12 the receipt's columns in RECEIPT_COLUMNS order (`receiptValues`). */
+export const INSERT_RECEIPT = `insert into receipts (${RECEIPT_COLUMNS})
+  values (${placeholders(RECEIPT_COLUMNS)})`;
 
 /** An insert's values in RECEIPT_COLUMNS order. */
 export function receiptValues(r: ReceiptRecord, seq: unknown): unknown[] {

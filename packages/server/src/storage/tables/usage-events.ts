@@ -5,6 +5,7 @@
  */
 import type { UsageEventRecord } from '../../domain/usage/ports.js';
 import type { UsageEventsTable } from '../schema.js';
+import { inColumnOrder, placeholders } from './sql-text.js';
 
 /** Every column, in the order of `usageEventValues`. */
 export const USAGE_EVENT_COLUMNS = [
@@ -31,4 +32,17 @@ export function toUsageEventRow(u: UsageEventRecord): UsageEventsTable {
 export function usageEventValues(u: UsageEventRecord): unknown[] {
   const row = toUsageEventRow(u);
   return USAGE_EVENT_COLUMNS.map((column) => row[column]);
+}
+
+/** The insert, its values in USAGE_EVENT_COLUMNS order (`usageEventValues`). */
+export const INSERT_USAGE = `insert into usage_events (${USAGE_EVENT_COLUMNS})
+  values (${placeholders(USAGE_EVENT_COLUMNS)})`;
+
+/** PostgreSQL: a usage event for each row of `source` (a CTE), one expression per column. */
+export function insertUsageFrom(
+  source: string,
+  expressions: Record<(typeof USAGE_EVENT_COLUMNS)[number], string>,
+): string {
+  return `insert into usage_events (${USAGE_EVENT_COLUMNS})
+    select ${inColumnOrder(USAGE_EVENT_COLUMNS, expressions)} from ${source}`;
 }
