@@ -22,11 +22,13 @@ import { SoftAuthenticator } from './soft-authenticator.js';
 export const RP_ID = 'app.example';
 export const ORIGIN = 'https://app.example';
 
-/** Real time plus an offset the test can move forward. */
+/** Real time plus an offset the test can move forward, or an instant it holds still. */
 export class TestClock implements Clock {
   offsetMs = 0;
+  /** While set, the time stands still here (e.g. to read stored rows as their build did). */
+  frozenAt: number | undefined;
   now(): number {
-    return Date.now() + this.offsetMs;
+    return this.frozenAt ?? Date.now() + this.offsetMs;
   }
   advance(seconds: number): void {
     this.offsetMs += seconds * 1000;
@@ -64,6 +66,8 @@ export async function startTestService(
     logger?: Logger;
     /** Extra configuration (environment variable names), e.g. limits or the metrics token. */
     env?: Record<string, string>;
+    /** Starts with the clock frozen at this instant (signing keys are made then), not real time. */
+    frozenAt?: number;
   } = {},
 ): Promise<TestService> {
   const testStore = await openTestStore(dialect);
@@ -78,10 +82,17 @@ export async function startTestService(
     ...options.env,
   });
   const clock = new TestClock();
-  const deps = await depsFromStore(testStore.store, config.masterKey, clock, {
-    allowNets: options.webhookAllowNets ?? [],
-    timeoutMs: options.webhookTimeoutMs ?? 10_000,
-  });
+  clock.frozenAt = options.frozenAt;
+  const deps = await depsFromStore(
+    testStore.store,
+    config.masterKey,
+    clock,
+    {
+      allowNets: options.webhookAllowNets ?? [],
+      timeoutMs: options.webhookTimeoutMs ?? 10_000,
+    },
+    config.billing,
+  );
   const composed = await composeWith(deps, config, options.logger ?? false);
   const newTenant = async () => {
     const t = await createTenant(deps, { name: 'test', rpId: RP_ID, origins: [ORIGIN] });
