@@ -2,7 +2,6 @@
  * A real service for end-to-end tests: a fresh SQLite file or PostgreSQL schema, the real
  * domain, the real Fastify app (driven with app.inject), one tenant with a full-scope key.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import type { Scope } from '@presence/contract';
 import type { Logger } from 'pino';
 import { composeWith, depsFromStore, type Composed } from '../../src/compose.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { inProcessServiceEnv } from '../../src/config/in-process-env.js';
 import { OWNER_SCOPES } from '../../src/domain/api-keys/check-grantable-scopes.js';
 import { createApiKey } from '../../src/domain/api-keys/create-api-key.js';
 import type { Clock } from '../../src/domain/ports.js';
@@ -72,15 +72,11 @@ export async function startTestService(
 ): Promise<TestService> {
   const testStore = await openTestStore(dialect);
   const dataDir = mkdtempSync(join(tmpdir(), 'presence-test-'));
-  const config = loadConfig({
-    PRESENCE_DATA_DIR: dataDir,
-    PRESENCE_DEV_TENANT: 'false',
-    PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
-    PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
-    PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: '0',
-    PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '0',
-    ...options.env,
-  });
+  const config = loadConfig(
+    inProcessServiceEnv(dataDir, {
+      ...options.env,
+    }),
+  );
   const clock = new TestClock();
   clock.frozenAt = options.frozenAt;
   const deps = await depsFromStore(
