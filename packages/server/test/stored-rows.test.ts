@@ -8,38 +8,12 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import type { Database } from '../src/storage/schema.js';
 import { ADMIN_TOKEN } from './support/billing-service.js';
 import { describeEachDialect } from './support/each-dialect.js';
+import { FIXTURE_TENANT, TABLE_ORDER, type StoredRows } from './support/stored-rows.js';
 import { useTestService } from './support/test-service.js';
 
 const FIXTURES = new URL('./fixtures/stored-rows/', import.meta.url);
-const FIXTURE_TENANT = 'ten_00000000000000000000000000';
-/** Parents first, so foreign keys hold. */
-const TABLE_ORDER: (keyof Database)[] = [
-  'policies',
-  'api_keys',
-  'registrations',
-  'credentials',
-  'challenges',
-  'webhook_endpoints',
-  'billing_plans',
-  'usage_rollups',
-  'invoices',
-  'invoice_counters',
-  'audit_events',
-  'approvals',
-  'approval_approvers',
-  'approval_sets',
-];
-
-interface StoredRows {
-  writtenBy: string;
-  readAt: number;
-  rows: Partial<Record<keyof Database, Record<string, unknown>[]>>;
-  /** `as: 'operator'`: read through the operator API (`/admin/v1`) with the operator token. */
-  reads: { url: string; as?: 'operator'; status: number; json: unknown }[];
-}
 
 const builds = readdirSync(FIXTURES)
   .filter((f) => f.endsWith('.json'))
@@ -56,7 +30,7 @@ describeEachDialect('rows written by older builds', (dialect) => {
   it('has fixtures of every stored table it knows the order of', () => {
     expect(builds.length).toBeGreaterThan(0);
     for (const build of builds) {
-      expect(Object.keys(build.rows).every((t) => TABLE_ORDER.includes(t as keyof Database))).toBe(true);
+      expect(Object.keys(build.rows).filter((t) => !(TABLE_ORDER as string[]).includes(t))).toEqual([]);
     }
   });
 

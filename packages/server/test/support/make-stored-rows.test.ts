@@ -10,23 +10,14 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { it } from 'vitest';
-import type { Database } from '../../src/storage/schema.js';
 import { ceremony, tokenOf } from './approvals.js';
 import { ADMIN_TOKEN } from './billing-service.js';
 import { SoftAuthenticator } from './soft-authenticator.js';
+import { FIXTURE_TENANT, TABLE_ORDER } from './stored-rows.js';
 import { ORIGIN, RP_ID, startTestService } from './test-service.js';
 
-const FIXTURE_TENANT = 'ten_00000000000000000000000000';
-const TABLES: (keyof Database)[] = [
-  'billing_plans',
-  'usage_rollups',
-  'invoices',
-  'invoice_counters',
-  'audit_events',
-  'approvals',
-  'approval_approvers',
-  'approval_sets',
-];
+/** What this writer stores: the rest of TABLE_ORDER is in 2026-11-27.json. */
+const TABLES = TABLE_ORDER.slice(TABLE_ORDER.indexOf('billing_plans'));
 const name = process.env['STORED_ROWS_FILE'];
 
 it.skipIf(name === undefined)(
