@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { SoftAuthenticator } from '../verify/soft-authenticator.mjs';
 import { composeWith, depsFromStore } from '../../packages/server/dist/compose.js';
 import { loadConfig } from '../../packages/server/dist/config/load-config.js';
+import { inProcessServiceEnv } from '../../packages/server/dist/config/in-process-env.js';
 import {
   DEFAULT_BILLING_SETTINGS,
   FREE_PLAN,
@@ -72,14 +73,7 @@ class Measure {
 async function setup(dialect) {
   const testStore = await openTestStore(dialect, { pgPoolSize: WORKERS });
   const dataDir = mkdtempSync(join(tmpdir(), 'presence-bench-idem-'));
-  const config = loadConfig({
-    PRESENCE_DATA_DIR: dataDir,
-    PRESENCE_DEV_TENANT: 'false',
-    PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
-    PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
-    PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: '0',
-    PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '0',
-  });
+  const config = loadConfig(inProcessServiceEnv(dataDir));
   // No monthly challenge quota: the bench issues more challenges than the free plan allows.
   const billing = { ...DEFAULT_BILLING_SETTINGS, defaultPlan: { ...FREE_PLAN, monthlyChallengeQuota: null } };
   const deps = await depsFromStore(testStore.store, config.masterKey, undefined, {}, billing);

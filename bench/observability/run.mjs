@@ -69,17 +69,14 @@ async function measure(tracing) {
   await new Promise((r) => sink.listen(0, '127.0.0.1', r));
   const dataDir = mkdtempSync(join(tmpdir(), 'presence-bench-obs-'));
   const { loadConfig } = await import(join(DIST, 'config/load-config.js'));
+  const { inProcessServiceEnv } = await import(join(DIST, 'config/in-process-env.js'));
   const { compose } = await import(join(DIST, 'compose.js'));
   const { createTenant } = await import(join(DIST, 'domain/tenants/create-tenant.js'));
-  const config = loadConfig({
-    PRESENCE_DATA_DIR: dataDir,
-    PRESENCE_DEV_TENANT: 'false',
-    PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
-    PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
-    PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: '0',
-    PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '0',
-    ...(tracing ? { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.address().port}` } : {}),
-  });
+  const config = loadConfig(
+    inProcessServiceEnv(dataDir, {
+      ...(tracing ? { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.address().port}` } : {}),
+    }),
+  );
   const composed = await compose(config, false);
   const { apiKey } = await createTenant(composed.deps, {
     name: 'bench',

@@ -11,7 +11,6 @@
 //               received (median, p90, p99); target median < 1 s
 // Method and latest figures: docs/performance.md ("Webhooks").
 /* global process, console, performance, setTimeout */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -20,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { composeWith, depsFromStore, systemClock } from '../../packages/server/dist/compose.js';
 import { loadConfig } from '../../packages/server/dist/config/load-config.js';
+import { inProcessServiceEnv } from '../../packages/server/dist/config/in-process-env.js';
 import { recordEvent } from '../../packages/server/dist/domain/events/record-event.js';
 import { createTenant } from '../../packages/server/dist/domain/tenants/create-tenant.js';
 import { createWebhookEndpoint } from '../../packages/server/dist/domain/webhooks/manage-webhook-endpoints.js';
@@ -89,12 +89,11 @@ async function ceiling(url, count, concurrency) {
 async function setup(dialect, receiverUrl) {
   const testStore = await openTestStore(dialect, { pgPoolSize: 10 });
   const dataDir = mkdtempSync(join(tmpdir(), 'presence-bench-wh-'));
-  const config = loadConfig({
-    PRESENCE_DATA_DIR: dataDir,
-    PRESENCE_DEV_TENANT: 'false',
-    PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
-    PRESENCE_WEBHOOK_ALLOW_NETS: '127.0.0.0/8',
-  });
+  const config = loadConfig(
+    inProcessServiceEnv(dataDir, {
+      PRESENCE_WEBHOOK_ALLOW_NETS: '127.0.0.0/8',
+    }),
+  );
   const deps = await depsFromStore(testStore.store, config.masterKey, systemClock, {
     allowNets: ['127.0.0.0/8'],
   });

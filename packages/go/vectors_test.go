@@ -92,44 +92,46 @@ func TestCanonicalization(t *testing.T) {
 	}
 }
 
-func TestReceipts(t *testing.T) {
-	var vectors []struct {
-		Name          string
-		Keys          string
-		Signed        json.RawMessage
-		Action        json.RawMessage
-		MaxAgeSeconds float64
-		Now           int64
-		Expect        expectation
+// evidenceVector is one case of receipts.json ("signed") or approval-sets.json ("evidence").
+type evidenceVector struct {
+	Name          string
+	Keys          string
+	Signed        json.RawMessage
+	Evidence      json.RawMessage
+	Action        json.RawMessage
+	MaxAgeSeconds float64
+	Now           int64
+	Expect        expectation
+}
+
+// actionOptions holds the executor's action when the case gives one.
+func (v evidenceVector) actionOptions() Options {
+	options := Options{}
+	if v.Action != nil {
+		options.Action = v.Action
 	}
+	return options
+}
+
+func TestReceipts(t *testing.T) {
+	var vectors []evidenceVector
 	load(t, "receipts.json", &vectors)
 	for _, v := range vectors {
 		t.Run(v.Name, func(t *testing.T) {
-			options := Options{MaxAge: time.Duration(v.MaxAgeSeconds * float64(time.Second)), Now: time.Unix(v.Now, 0)}
-			if v.Action != nil {
-				options.Action = v.Action
-			}
+			options := v.actionOptions()
+			options.MaxAge = time.Duration(v.MaxAgeSeconds * float64(time.Second))
+			options.Now = time.Unix(v.Now, 0)
 			sameFailures(t, VerifyReceipt(v.Signed, keysFile(t, v.Keys), options), v.Expect)
 		})
 	}
 }
 
 func TestApprovalSets(t *testing.T) {
-	var vectors []struct {
-		Name     string
-		Keys     string
-		Evidence json.RawMessage
-		Action   json.RawMessage
-		Expect   expectation
-	}
+	var vectors []evidenceVector
 	load(t, "approval-sets.json", &vectors)
 	for _, v := range vectors {
 		t.Run(v.Name, func(t *testing.T) {
-			options := Options{}
-			if v.Action != nil {
-				options.Action = v.Action
-			}
-			sameFailures(t, VerifyApprovalSet(v.Evidence, keysFile(t, v.Keys), options), v.Expect)
+			sameFailures(t, VerifyApprovalSet(v.Evidence, keysFile(t, v.Keys), v.actionOptions()), v.Expect)
 		})
 	}
 }

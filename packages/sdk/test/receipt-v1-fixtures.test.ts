@@ -60,6 +60,9 @@ describe('the committed presence.receipt.v1 receipt', () => {
     const altered = { ...signed, receipt: { ...signed.receipt, subject: `${signed.receipt.subject}x` } };
     expect(verifyReceipt(altered, { keys }).checks.hash?.ok).toBe(false);
     expect(verifyReceipt(signed, { keys: [] }).checks.serviceSignature?.ok).toBe(false);
+    // A receipt-log key (use: "log") never vouches for a receipt, as in the Python and Go verifiers.
+    const asLogKey = keys.map((k) => ({ ...k, use: 'log' }) as ServiceKey);
+    expect(verifyReceipt(signed, { keys: asLogKey }).checks.serviceSignature).toMatchObject({ ok: false });
   });
 
   it('is refused under a version this build does not know, with a reason', () => {

@@ -6,7 +6,7 @@
 import { expect, it } from 'vitest';
 import { createInvite } from '../src/domain/console/create-invite.js';
 import type { ConsoleRole } from '../src/domain/console/ports.js';
-import { ConsoleClient } from './support/console-client.js';
+import { ConsoleClient, joinedMember } from './support/console-client.js';
 import { describeEachDialect } from './support/each-dialect.js';
 import { FLAG } from './support/soft-authenticator.js';
 import { useTestService } from './support/test-service.js';
@@ -18,17 +18,7 @@ describeEachDialect('console invites by role', (dialect) => {
     (await s.testStore.rows('console_invites')).filter((r) => r['created_by'] !== null).length;
   const memberIdOf = async (name: string) =>
     (await s.composed.deps.store.console.members.list(s.tenantId)).find((m) => m.displayName === name)!.id;
-  const member = async (role: ConsoleRole, name = `A ${role}`) => {
-    const settings = await s.composed.consoleSettings();
-    const { inviteUrl } = await createInvite(s.composed.deps, settings, {
-      tenantId: s.tenantId,
-      role,
-      createdBy: null,
-    });
-    const client = new ConsoleClient(s.composed.app, settings);
-    expect((await client.join(inviteUrl, name)).status).toBe(200);
-    return client;
-  };
+  const member = async (role: ConsoleRole, name?: string) => (await joinedMember(s, role, name)).client;
   const inviteChange = (role: ConsoleRole) => ({ kind: 'member.invite', target: 'new', params: { role } });
 
   it("an owner's invite exists only after the owner's passkey approved it", async () => {

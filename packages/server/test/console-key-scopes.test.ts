@@ -5,9 +5,8 @@
  * after the member's passkey approved exactly that key.
  */
 import { expect, it } from 'vitest';
-import { createInvite } from '../src/domain/console/create-invite.js';
 import type { ConsoleRole } from '../src/domain/console/ports.js';
-import { ConsoleClient } from './support/console-client.js';
+import { joinedMember } from './support/console-client.js';
 import { describeEachDialect } from './support/each-dialect.js';
 import { FLAG } from './support/soft-authenticator.js';
 import { useTestService } from './support/test-service.js';
@@ -17,17 +16,7 @@ const NEW = 'new';
 describeEachDialect('console keys by role', (dialect) => {
   const s = useTestService(dialect);
   const keyCount = async () => (await s.testStore.rows('api_keys')).length;
-  const member = async (role: ConsoleRole) => {
-    const settings = await s.composed.consoleSettings();
-    const { inviteUrl } = await createInvite(s.composed.deps, settings, {
-      tenantId: s.tenantId,
-      role,
-      createdBy: null,
-    });
-    const client = new ConsoleClient(s.composed.app, settings);
-    expect((await client.join(inviteUrl, `A ${role}`)).status).toBe(200);
-    return client;
-  };
+  const member = async (role: ConsoleRole) => (await joinedMember(s, role)).client;
   const secretOf = (body: string) =>
     /<code id="secret-value" class="secret">(presence_[^<]+)<\/code>/.exec(body)?.[1];
 

@@ -4,9 +4,8 @@
  * member already has approves it first, and only for the member itself.
  */
 import { expect, it } from 'vitest';
-import { createInvite } from '../src/domain/console/create-invite.js';
 import type { ConsoleRole } from '../src/domain/console/ports.js';
-import { ConsoleClient } from './support/console-client.js';
+import { ConsoleClient, joinedMember } from './support/console-client.js';
 import { describeEachDialect } from './support/each-dialect.js';
 import { FLAG, SoftAuthenticator } from './support/soft-authenticator.js';
 import { useTestService } from './support/test-service.js';
@@ -14,17 +13,7 @@ import { useTestService } from './support/test-service.js';
 describeEachDialect('console member passkeys behind the passkey', (dialect) => {
   const s = useTestService(dialect);
   const registrations = async () => (await s.testStore.rows('registrations')).length;
-  const member = async (role: ConsoleRole) => {
-    const settings = await s.composed.consoleSettings();
-    const { invite, inviteUrl } = await createInvite(s.composed.deps, settings, {
-      tenantId: s.tenantId,
-      role,
-      createdBy: null,
-    });
-    const client = new ConsoleClient(s.composed.app, settings);
-    expect((await client.join(inviteUrl, `A ${role}`)).status).toBe(200);
-    return { client, memberId: invite.memberId };
-  };
+  const member = (role: ConsoleRole) => joinedMember(s, role);
   const newDevice = async () => {
     const settings = await s.composed.consoleSettings();
     return new SoftAuthenticator(new URL(settings.origin).hostname, settings.origin);

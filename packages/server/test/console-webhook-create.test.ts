@@ -4,9 +4,8 @@
  * deleting one or rotating its secret; no plain form adds one.
  */
 import { expect, it } from 'vitest';
-import { createInvite } from '../src/domain/console/create-invite.js';
 import type { ConsoleRole } from '../src/domain/console/ports.js';
-import { ConsoleClient } from './support/console-client.js';
+import { joinedMember } from './support/console-client.js';
 import { describeEachDialect } from './support/each-dialect.js';
 import { FLAG } from './support/soft-authenticator.js';
 import { useTestService } from './support/test-service.js';
@@ -14,17 +13,7 @@ import { useTestService } from './support/test-service.js';
 describeEachDialect('console webhook endpoints behind the passkey', (dialect) => {
   const s = useTestService(dialect, { webhookAllowNets: ['127.0.0.0/8'] });
   const endpointCount = async () => (await s.testStore.rows('webhook_endpoints')).length;
-  const member = async (role: ConsoleRole) => {
-    const settings = await s.composed.consoleSettings();
-    const { inviteUrl } = await createInvite(s.composed.deps, settings, {
-      tenantId: s.tenantId,
-      role,
-      createdBy: null,
-    });
-    const client = new ConsoleClient(s.composed.app, settings);
-    expect((await client.join(inviteUrl, `A ${role}`)).status).toBe(200);
-    return client;
-  };
+  const member = async (role: ConsoleRole) => (await joinedMember(s, role)).client;
   const change = {
     kind: 'webhook.create',
     target: 'new',

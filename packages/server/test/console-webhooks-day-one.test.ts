@@ -4,8 +4,8 @@
  * response bodies, and the `audit.event` webhook a SIEM follows.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createInvite } from '../src/domain/console/create-invite.js';
-import { ConsoleClient } from './support/console-client.js';
+import type { ConsoleClient } from './support/console-client.js';
+import { joinedMember } from './support/console-client.js';
 import { describeEachDialect } from './support/each-dialect.js';
 import { createEndpoint, deliverDue, sendTest, useWebhookService } from './support/webhook-helpers.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
@@ -16,14 +16,7 @@ describeEachDialect('console webhook controls', (dialect) => {
   let owner: ConsoleClient;
   beforeAll(async () => {
     r = await startWebhookReceiver(() => ({ status: 200, body: '{"seen":true}' }));
-    const settings = await s.composed.consoleSettings();
-    const { inviteUrl } = await createInvite(s.composed.deps, settings, {
-      tenantId: s.tenantId,
-      role: 'owner',
-      createdBy: null,
-    });
-    owner = new ConsoleClient(s.composed.app, settings);
-    expect((await owner.join(inviteUrl, 'Webhook Owner')).status).toBe(200);
+    owner = (await joinedMember(s, 'owner', 'Webhook Owner')).client;
   });
   afterAll(async () => {
     await r.close();

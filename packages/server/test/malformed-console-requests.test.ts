@@ -7,8 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { beforeAll, expect, it } from 'vitest';
-import { createInvite } from '../src/domain/console/create-invite.js';
-import { ConsoleClient } from './support/console-client.js';
+import type { ConsoleClient } from './support/console-client.js';
+import { joinedMember } from './support/console-client.js';
 import { describeEachDialect } from './support/each-dialect.js';
 import { type TestService, useTestService } from './support/test-service.js';
 
@@ -73,14 +73,7 @@ describeEachDialect('malformed console requests', (dialect) => {
   let ids: Record<string, string>;
 
   beforeAll(async () => {
-    const settings = await s.composed.consoleSettings();
-    const invite = await createInvite(s.composed.deps, settings, {
-      tenantId: s.tenantId,
-      role: 'owner',
-      createdBy: null,
-    });
-    owner = new ConsoleClient(s.composed.app, settings);
-    expect((await owner.join(invite.inviteUrl, 'Fuzz owner')).status).toBe(200);
+    owner = (await joinedMember(s, 'owner', 'Fuzz owner')).client;
     const endpoint = await s.request('POST', '/v1/webhooks/endpoints', {
       url: 'http://127.0.0.1:9/hook',
       events: ['receipt.created'],

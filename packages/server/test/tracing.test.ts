@@ -7,19 +7,11 @@
  * (a traced PostgreSQL store once hung at start-up, never giving its connections back).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { computeActionHashSync as computeActionHash } from '@presence/sdk/node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from './support/each-dialect.js';
-import {
-  createTenantWithCli,
-  createTestDatabase,
-  type ServerProcess,
-  serviceBuilt,
-  startServerProcess,
-} from './support/server-process.js';
+import { type ServerProcess, serviceBuilt } from './support/server-process.js';
+import { useServerProcesses } from './support/server-processes.js';
 import { SoftAuthenticator } from './support/soft-authenticator.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -40,26 +32,15 @@ const CLIENT = 3;
 
 describeEachDialect('traces over OTLP/HTTP', (dialect) => {
   if (!built) return;
-  const dataDir = mkdtempSync(join(tmpdir(), 'presence-otel-'));
-  let database: { url: string; drop(): Promise<void> } | undefined;
+  const group = useServerProcesses(dialect, { name: 'otel' });
   let collector: WebhookReceiver;
   let hooks: WebhookReceiver;
   let server: ServerProcess;
-  let apiKey = '';
-  const masterKey = randomBytes(32).toString('base64url');
 
   beforeAll(async () => {
     collector = await startWebhookReceiver();
     hooks = await startWebhookReceiver();
-    if (dialect === 'postgres') database = await createTestDatabase('presence_otel');
-    const env: Record<string, string> = {
-      PRESENCE_DATA_DIR: dataDir,
-      PRESENCE_MASTER_KEY: masterKey,
-      ...(database && { DATABASE_URL: database.url }),
-    };
-    apiKey = createTenantWithCli('otel', env).apiKey;
-    server = await startServerProcess({
-      ...env,
+    server = await group.start({
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}`,
       OTEL_SERVICE_NAME: 'presence-under-test',
       PRESENCE_WEBHOOK_ALLOW_NETS: '127.0.0.0/8',
@@ -67,17 +48,14 @@ describeEachDialect('traces over OTLP/HTTP', (dialect) => {
   }, 90_000);
 
   afterAll(async () => {
-    await server?.stop();
     await collector?.close();
     await hooks?.close();
-    await database?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const call = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${server.url}${path}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers },
+      headers: { authorization: `Bearer ${group.apiKey}`, 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
     });
     return (await res.json()) as any;
@@ -177,10 +155,7 @@ describeEachDialect('traces over OTLP/HTTP', (dialect) => {
 
   it('traces the job polls too with PRESENCE_TRACE_JOBS=true', async () => {
     const jobs = await startWebhookReceiver();
-    const traced = await startServerProcess({
-      PRESENCE_DATA_DIR: dataDir,
-      PRESENCE_MASTER_KEY: masterKey,
-      ...(database && { DATABASE_URL: database.url }),
+    const traced = await group.start({
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${jobs.port}`,
       PRESENCE_TRACE_JOBS: 'true',
     });

@@ -1,13 +1,12 @@
 """Offline check of a `presence.approval-set.v1` approval set with the receipts it lists (contract
 §13): schema, hash, serviceSignature, serviceKeyValid, actionHash, receipts, requiredApprovals,
 distinctSubjects, listedApprovers, initiatorExcluded; plus ``action`` and ``maxAge`` when asked."""
-import hashlib
 from typing import Any, Dict, List, Optional
 
-from .canonical import action_hash, canonical_json
-from .receipt import check_action, check_max_age, verify_receipt
-from .report import Check, Report, check_service_signature, keys_of
-from .schema import APPROVAL_SET_V1, schema_problem
+from .canonical import action_hash
+from .receipt import check_action, check_max_age, check_signed_document, verify_receipt
+from .report import Check, Report, keys_of
+from .schema import APPROVAL_SET_V1
 
 __all__ = ["verify_approval_set"]
 
@@ -53,19 +52,10 @@ def verify_approval_set(signed: Any, keys: Any, action: Any = None, max_age_seco
     key_list = keys_of(keys)
     outer = signed.get("approvalSet") if isinstance(signed, dict) else None
     outer = outer if isinstance(outer, dict) else {}
-    s = outer.get("approvalSet")
-    problem = schema_problem(s, APPROVAL_SET_V1)
-    if problem is not None:
-        return Report.of("approvalSet", None, None, {"schema": Check(False, f"not a valid presence.approval-set.v1 object: {problem}")})
-    checks: Dict[str, Check] = {"schema": Check(True, "a presence.approval-set.v1 object: every field present, well-formed, nothing else")}
-    text = canonical_json(s).encode("utf-8")
-    hash_hex = hashlib.sha256(text).hexdigest()
-    expected = outer.get("approvalSetHashHex")
-    if "approvalSetHashHex" not in outer:
-        checks["hash"] = Check(True, f"SHA-256 of the canonical approval set is {hash_hex} (no expected hash given)")
-    else:
-        checks["hash"] = Check(expected == hash_hex, "approvalSetHashHex matches the canonical bytes" if expected == hash_hex else f"expected {expected}, computed {hash_hex}")
-    checks.update(check_service_signature(text, s["decidedAt"], outer.get("signature"), key_list))
+    hash_hex, checks = check_signed_document("approval set", "presence.approval-set.v1", APPROVAL_SET_V1, outer, "approvalSet", "decidedAt", key_list)
+    if hash_hex is None:
+        return Report.of("approvalSet", None, None, checks)
+    s = outer["approvalSet"]
     computed = action_hash(s["action"])
     checks["actionHash"] = Check(computed == s["actionHashHex"], "actionHashHex is the SHA-256 of the canonical action" if computed == s["actionHashHex"] else f"the action hashes to {computed}, not to actionHashHex {s['actionHashHex']}")
     if action is not None:

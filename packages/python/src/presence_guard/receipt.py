@@ -6,7 +6,7 @@ import hashlib
 import hmac
 import json
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from .canonical import action_hash, canonical_json
 from .cbor import decode_cbor
@@ -138,6 +138,30 @@ def check_max_age(at: Any, max_age_seconds: float, now: Optional[float]) -> Chec
     return Check(age <= max_age_seconds, detail)
 
 
+def check_signed_document(
+    kind: str, name: str, schema: Any, signed: dict, member: str, dated_by: str, keys: List[dict]
+) -> Tuple[Optional[str], Dict[str, Check]]:
+    """The checks a signed v1 document shares (a receipt, an approval set): ``signed[member]``
+    against its schema ``name``, the SHA-256 of its canonical bytes against ``signed[member +
+    "HashHex"]`` when given, and the service's Ed25519 signature, valid at its ``dated_by`` time.
+    The hash is None when the schema fails (the checks then hold only that)."""
+    document = signed.get(member)
+    hash_member = f"{member}HashHex"
+    problem = schema_problem(document, schema)
+    if problem is not None:
+        return None, {"schema": Check(False, f"not a valid {name} object: {problem}")}
+    checks: Dict[str, Check] = {"schema": Check(True, f"a {name} object: every field present, well-formed, nothing else")}
+    text = canonical_json(document).encode("utf-8")
+    hash_hex = hashlib.sha256(text).hexdigest()
+    expected = signed.get(hash_member)
+    if hash_member not in signed:
+        checks["hash"] = Check(True, f"SHA-256 of the canonical {kind} is {hash_hex} (no expected hash given)")
+    else:
+        checks["hash"] = Check(expected == hash_hex, f"{hash_member} matches the canonical bytes" if expected == hash_hex else f"expected {expected}, computed {hash_hex}")
+    checks.update(check_service_signature(text, document[dated_by], signed.get("signature"), keys))
+    return hash_hex, checks
+
+
 def verify_receipt(
     signed: Any,
     keys: Any,
@@ -151,18 +175,9 @@ def verify_receipt(
     key_list = keys_of(keys)
     signed = signed if isinstance(signed, dict) else {"receipt": signed}
     r = signed.get("receipt")
-    problem = schema_problem(r, RECEIPT_V1)
-    if problem is not None:
-        return Report.of("receipt", None, None, {"schema": Check(False, f"not a valid presence.receipt.v1 object: {problem}")})
-    checks: Dict[str, Check] = {"schema": Check(True, "a presence.receipt.v1 object: every field present, well-formed, nothing else")}
-    text = canonical_json(r).encode("utf-8")
-    hash_hex = hashlib.sha256(text).hexdigest()
-    expected = signed.get("receiptHashHex")
-    if "receiptHashHex" not in signed:
-        checks["hash"] = Check(True, f"SHA-256 of the canonical receipt is {hash_hex} (no expected hash given)")
-    else:
-        checks["hash"] = Check(expected == hash_hex, "receiptHashHex matches the canonical bytes" if expected == hash_hex else f"expected {expected}, computed {hash_hex}")
-    checks.update(check_service_signature(text, r["issuedAt"], signed.get("signature"), key_list))
+    hash_hex, checks = check_signed_document("receipt", "presence.receipt.v1", RECEIPT_V1, signed, "receipt", "issuedAt", key_list)
+    if hash_hex is None:
+        return Report.of("receipt", None, None, checks)
     checks.update(_assertion(r))
     if action is not None:
         checks["action"] = check_action(action, r["actionHashHex"])

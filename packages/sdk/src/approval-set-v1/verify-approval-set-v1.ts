@@ -11,7 +11,7 @@ import { canonicalJson } from '../canonical-json.js';
 import { registerDateTimeFormat } from '../pack/date-time-format.js';
 import { fail, pass, type ReceiptCheck, type SignedReceiptInput } from '../receipt-report.js';
 import { verifyReceipt } from '../verify-receipt.js';
-import { checkServiceSignature } from './check-service-signature.js';
+import { checkServiceSignature } from '../check-service-signature.js';
 
 export type ApprovalSetCheckName =
   | 'schema'

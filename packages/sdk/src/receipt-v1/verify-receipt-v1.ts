@@ -6,10 +6,11 @@
  * (The strict client-data and authenticator-data parsing of issue 9 §3 was made part of v1 before
  * it was frozen; the parsers are shared with the online verifier.)
  */
-import { createPublicKey, timingSafeEqual, verify } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { ReceiptV1, type ServiceKey } from '#contract';
 import { Value } from '@sinclair/typebox/value';
 import { deriveChallenge } from '../challenge.js';
+import { checkServiceSignature } from '../check-service-signature.js';
 import { importCoseKey, verifyCoseSignature } from '../cose-key.js';
 import { canonicalJson, sha256 } from '../encoding.js';
 import { registerDateTimeFormat } from '../pack/date-time-format.js';
@@ -55,43 +56,12 @@ export function verifyReceiptV1(
       : input.receiptHashHex === hashHex
         ? pass('receiptHashHex matches the canonical bytes')
         : fail(`expected ${input.receiptHashHex}, computed ${hashHex}`);
-  Object.assign(checks, checkServiceSignature(Buffer.from(text, 'utf8'), r, input.signature, options.keys));
+  Object.assign(
+    checks,
+    checkServiceSignature(Buffer.from(text, 'utf8'), String(r.issuedAt), input.signature, options.keys),
+  );
   Object.assign(checks, checkAssertion(r));
   return report(checks, r.receiptId as string, hashHex);
-}
-
-function checkServiceSignature(
-  message: Buffer,
-  r: Fields,
-  sig: SignedReceiptInput['signature'],
-  keys: readonly ServiceKey[],
-) {
-  if (
-    !sig ||
-    typeof sig.kid !== 'string' ||
-    typeof sig.signatureB64Url !== 'string' ||
-    sig.alg !== 'Ed25519'
-  ) {
-    return { serviceSignature: fail('no Ed25519 signature record {alg, kid, signatureB64Url} was given') };
-  }
-  const key = keys.find((k) => k.kid === sig.kid);
-  if (!key) return { serviceSignature: fail(`key ${sig.kid} is not among the trusted service keys`) };
-  const publicKey = createPublicKey({
-    key: { kty: 'OKP', crv: 'Ed25519', x: key.publicKeyB64Url },
-    format: 'jwk',
-  });
-  const ok = verify(null, message, publicKey, Buffer.from(sig.signatureB64Url, 'base64url'));
-  const issued = Date.parse(String(r.issuedAt));
-  const inWindow =
-    issued >= Date.parse(key.notBefore) && (key.notAfter === null || issued <= Date.parse(key.notAfter));
-  return {
-    serviceSignature: ok
-      ? pass(`signed by ${key.kid}`)
-      : fail(`the signature does not verify with ${key.kid}`),
-    serviceKeyValid: inWindow
-      ? pass(`issued within ${key.kid}'s validity`)
-      : fail(`issuedAt is outside ${key.kid}'s validity`),
-  };
 }
 
 function checkAssertion(r: Fields): ReceiptReport['checks'] {

@@ -1,4 +1,5 @@
 import { html, type SafeHtml } from './html.js';
+import { BASE_STYLESHEET } from './static-assets.js';
 
 export interface DemoPageInput {
   /** The payout every approval starts from; the server adds a fresh payoutId each time. */
@@ -123,6 +124,7 @@ export function renderDemoPage(input: DemoPageInput): string {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>Presence demo: approve a payout with a passkey</title>
+        <link rel="stylesheet" href="${BASE_STYLESHEET}" />
         <link rel="stylesheet" href="${assets}/demo.css" />
         <script src="${assets}/simplewebauthn-browser.js" defer></script>
         <script src="${assets}/demo.js" defer></script>

@@ -4,7 +4,13 @@ import { gzipSync } from 'node:zlib';
 import { cryptoRandom } from '../crypto-random.js';
 import type { App } from '../http/types.js';
 import { html, type SafeHtml } from './html.js';
-import { loadAssets, portalAssetPath, serveAssets, type StaticAsset } from './static-assets.js';
+import {
+  BASE_STYLESHEET,
+  loadAssets,
+  portalAssetPath,
+  serveAssets,
+  type StaticAsset,
+} from './static-assets.js';
 import { PORTAL_CSP, addSecurityHeaders } from './security-headers.js';
 
 const FRONT_ASSETS = '/assets';
@@ -32,6 +38,7 @@ function page(title: string, head: SafeHtml | string, body: SafeHtml): string {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title}</title>
         <link rel="icon" href="${FRONT_ASSETS}/favicon.svg" type="image/svg+xml" />
+        <link rel="stylesheet" href="${BASE_STYLESHEET}" />
         <link rel="stylesheet" href="${FRONT_ASSETS}/front.css" />
         ${head}
       </head>
@@ -146,6 +153,7 @@ async function redocAsset(): Promise<StaticAsset & { gzip: Buffer }> {
 export function frontPages(options: FrontPageOptions & { origin: string }) {
   return async (app: App): Promise<void> => {
     const assets = await loadAssets(FRONT_ASSETS, {
+      'base.css': portalAssetPath('base.css'),
       'front.css': portalAssetPath('front.css'),
       'favicon.svg': portalAssetPath('favicon.svg'),
       'api-reference.js': portalAssetPath('api-reference.js'),

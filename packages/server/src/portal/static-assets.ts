@@ -17,6 +17,9 @@ export interface StaticAsset {
  */
 const ASSETS_DIR = fileURLToPath(new URL('../../src/portal/assets/', import.meta.url));
 
+/** The base stylesheet every portal page loads before its own (served by the front pages' context). */
+export const BASE_STYLESHEET = '/assets/base.css';
+
 export function portalAssetPath(file: string): string {
   return join(ASSETS_DIR, file);
 }

@@ -8,13 +8,15 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { describe } from 'vitest';
 import { composeWith, depsFromStore, type Composed } from '../../src/compose.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { startedForSuite } from '../../src/storage/each-dialect.js';
 import type { Dialect } from '../../src/storage/open-database.js';
-import { openTestStore } from '../../src/storage/testing.js';
+import { DIALECTS, openTestStore, pgAvailable } from '../../src/storage/testing.js';
 import { runJobs } from '../../src/worker/run-jobs.js';
-import { freePort } from './browser-harness.js';
+import { chromiumMissing, freePort, launchChromium } from './browser-harness.js';
 
 export interface ConsoleService {
   composed: Composed;
@@ -97,4 +99,34 @@ export async function screenshots(page: Page, name: string, dialect: string): Pr
     await page.screenshot({ path: join(SCREENSHOT_DIR, `${dialect}-${name}-${label}.png`), fullPage: true });
   }
   await page.setViewportSize(WIDTHS.desktop);
+}
+
+const postgresReady = await pgAvailable();
+
+/**
+ * One console suite in Chromium per dialect, `describe(title(dialect))`, skipped without Chromium
+ * (or PostgreSQL, for its half): the console service and the browser start before its tests and
+ * close after them.
+ */
+export function describeConsoleInChromium(
+  title: (dialect: Dialect) => string,
+  fn: (suite: { service: ConsoleService; browser: Browser; dialect: Dialect }) => void,
+): void {
+  for (const dialect of DIALECTS) {
+    describe.skipIf(chromiumMissing() || (dialect === 'postgres' && !postgresReady))(title(dialect), () => {
+      const service = startedForSuite(
+        () => startConsoleService(dialect),
+        (s) => s.close(),
+      );
+      const browser = startedForSuite(launchChromium, (b) => b.close());
+      fn({ service, browser, dialect });
+    });
+  }
+}
+
+/** The console's flash message once it shows: `ok: …` or `error: …`. */
+export async function flash(page: Page): Promise<string> {
+  const box = page.locator('#flash[data-kind="ok"], #flash[data-kind="error"]');
+  await box.waitFor({ timeout: 25_000 });
+  return `${await box.getAttribute('data-kind')}: ${await box.textContent()}`;
 }

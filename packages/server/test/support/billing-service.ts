@@ -2,7 +2,7 @@
  * A full service for the billing suites, like test-service.ts but on a manual clock (so usage
  * lands in known hours, days and months) with the operator API on and tenants on chosen plans.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import SqliteDatabase from '../../src/storage/sqlite-driver.js';
 import pg from 'pg';
 import { composeWith, depsFromStore, type Composed } from '../../src/compose.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { inProcessServiceEnv } from '../../src/config/in-process-env.js';
 import { OWNER_SCOPES } from '../../src/domain/api-keys/check-grantable-scopes.js';
 import { createApiKey } from '../../src/domain/api-keys/create-api-key.js';
 import { DEFAULT_BILLING_SETTINGS } from '../../src/domain/billing/billing-settings.js';
@@ -75,14 +76,7 @@ export async function startBillingService(
 ): Promise<BillingService> {
   const testStore = await openTestStore(dialect, { pgPoolSize: options.pgPoolSize ?? 5 });
   const dataDir = mkdtempSync(join(tmpdir(), 'presence-billing-'));
-  const config = loadConfig({
-    PRESENCE_DATA_DIR: dataDir,
-    PRESENCE_DEV_TENANT: 'false',
-    PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
-    PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
-    PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: '0',
-    PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '0',
-  });
+  const config = loadConfig(inProcessServiceEnv(dataDir));
   const clock = new ManualClock(options.start);
   const billing = {
     ...DEFAULT_BILLING_SETTINGS,

@@ -4,7 +4,10 @@
  */
 import type { App } from '../../src/http/types.js';
 import type { ConsoleSettings } from '../../src/domain/console/console-settings.js';
+import { createInvite } from '../../src/domain/console/create-invite.js';
+import type { ConsoleRole } from '../../src/domain/console/ports.js';
 import { SoftAuthenticator } from './soft-authenticator.js';
+import type { TestService } from './test-service.js';
 
 export interface ConsoleResponse {
   status: number;
@@ -145,4 +148,26 @@ export class ConsoleClient {
     });
     return this.post('/console/api/approvals', { change, challengeId: options.json.challengeId, assertion });
   }
+}
+
+/**
+ * A new console member of the test tenant (or of `tenantId`) with `role`, joined with its own
+ * passkey through an invite the operator made: its signed-in client and its member id.
+ */
+export async function joinedMember(
+  s: Pick<TestService, 'composed' | 'tenantId'>,
+  role: ConsoleRole,
+  name = `A ${role}`,
+  tenantId = s.tenantId,
+): Promise<{ client: ConsoleClient; memberId: string }> {
+  const settings = await s.composed.consoleSettings();
+  const { invite, inviteUrl } = await createInvite(s.composed.deps, settings, {
+    tenantId,
+    role,
+    createdBy: null,
+  });
+  const client = new ConsoleClient(s.composed.app, settings);
+  const joined = await client.join(inviteUrl, name);
+  if (joined.status !== 200) throw new Error(`joining as ${role} answered ${joined.status}: ${joined.body}`);
+  return { client, memberId: invite.memberId };
 }

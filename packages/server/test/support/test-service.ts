@@ -2,7 +2,6 @@
  * A real service for end-to-end tests: a fresh SQLite file or PostgreSQL schema, the real
  * domain, the real Fastify app (driven with app.inject), one tenant with a full-scope key.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import type { Scope } from '@presence/contract';
 import type { Logger } from 'pino';
 import { composeWith, depsFromStore, type Composed } from '../../src/compose.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { inProcessServiceEnv } from '../../src/config/in-process-env.js';
 import { OWNER_SCOPES } from '../../src/domain/api-keys/check-grantable-scopes.js';
 import { createApiKey } from '../../src/domain/api-keys/create-api-key.js';
 import type { Clock } from '../../src/domain/ports.js';
@@ -22,11 +22,13 @@ import { SoftAuthenticator } from './soft-authenticator.js';
 export const RP_ID = 'app.example';
 export const ORIGIN = 'https://app.example';
 
-/** Real time plus an offset the test can move forward. */
+/** Real time plus an offset the test can move forward, or an instant it holds still. */
 export class TestClock implements Clock {
   offsetMs = 0;
+  /** While set, the time stands still here (e.g. to read stored rows as their build did). */
+  frozenAt: number | undefined;
   now(): number {
-    return Date.now() + this.offsetMs;
+    return this.frozenAt ?? Date.now() + this.offsetMs;
   }
   advance(seconds: number): void {
     this.offsetMs += seconds * 1000;
@@ -64,24 +66,29 @@ export async function startTestService(
     logger?: Logger;
     /** Extra configuration (environment variable names), e.g. limits or the metrics token. */
     env?: Record<string, string>;
+    /** Starts with the clock frozen at this instant (signing keys are made then), not real time. */
+    frozenAt?: number;
   } = {},
 ): Promise<TestService> {
   const testStore = await openTestStore(dialect);
   const dataDir = mkdtempSync(join(tmpdir(), 'presence-test-'));
-  const config = loadConfig({
-    PRESENCE_DATA_DIR: dataDir,
-    PRESENCE_DEV_TENANT: 'false',
-    PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
-    PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
-    PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: '0',
-    PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '0',
-    ...options.env,
-  });
+  const config = loadConfig(
+    inProcessServiceEnv(dataDir, {
+      ...options.env,
+    }),
+  );
   const clock = new TestClock();
-  const deps = await depsFromStore(testStore.store, config.masterKey, clock, {
-    allowNets: options.webhookAllowNets ?? [],
-    timeoutMs: options.webhookTimeoutMs ?? 10_000,
-  });
+  clock.frozenAt = options.frozenAt;
+  const deps = await depsFromStore(
+    testStore.store,
+    config.masterKey,
+    clock,
+    {
+      allowNets: options.webhookAllowNets ?? [],
+      timeoutMs: options.webhookTimeoutMs ?? 10_000,
+    },
+    config.billing,
+  );
   const composed = await composeWith(deps, config, options.logger ?? false);
   const newTenant = async () => {
     const t = await createTenant(deps, { name: 'test', rpId: RP_ID, origins: [ORIGIN] });

@@ -1,4 +1,5 @@
 import { html, type SafeHtml } from '../html.js';
+import { BASE_STYLESHEET } from '../static-assets.js';
 
 export const LINK_ASSETS = '/links/assets';
 
@@ -22,6 +23,7 @@ export function linkLayout(input: LinkPageInput): string {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
         <title>${input.title} · Presence</title>
+        <link rel="stylesheet" href="${BASE_STYLESHEET}" />
         <link rel="stylesheet" href="${LINK_ASSETS}/links.css" />
         ${
           input.withScript

@@ -3,12 +3,12 @@
  * and Fastify app (driven with app.inject), one tenant with a full-scope key. (test-service.ts
  * is the same for suites, but it imports vitest, which cannot run outside a test.)
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { composeWith, depsFromStore, systemClock, type Composed } from '../../../src/compose.js';
 import { loadConfig } from '../../../src/config/load-config.js';
+import { inProcessServiceEnv } from '../../../src/config/in-process-env.js';
 import { createTenant } from '../../../src/domain/tenants/create-tenant.js';
 import { openTestStore } from '../../../src/storage/testing.js';
 
@@ -27,14 +27,7 @@ export interface VectorsService {
 export async function startVectorsService(rpId: string, origin: string): Promise<VectorsService> {
   const testStore = await openTestStore('sqlite');
   const dataDir = mkdtempSync(join(tmpdir(), 'presence-vectors-'));
-  const config = loadConfig({
-    PRESENCE_DATA_DIR: dataDir,
-    PRESENCE_DEV_TENANT: 'false',
-    PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
-    PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
-    PRESENCE_RATE_LIMIT_TENANT_PER_MINUTE: '0',
-    PRESENCE_RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '0',
-  });
+  const config = loadConfig(inProcessServiceEnv(dataDir));
   const deps = await depsFromStore(testStore.store, config.masterKey, systemClock, {
     allowNets: [],
     timeoutMs: 10_000,

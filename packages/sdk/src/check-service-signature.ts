@@ -1,6 +1,6 @@
 import { createPublicKey, verify } from 'node:crypto';
 import type { ServiceKey } from '#contract';
-import { fail, pass, type ReceiptCheck, type SignedReceiptInput } from '../receipt-report.js';
+import { fail, pass, type ReceiptCheck, type SignedReceiptInput } from './receipt-report.js';
 
 /**
  * The service signature of signed evidence (receipt or approval set): Ed25519 over the canonical
