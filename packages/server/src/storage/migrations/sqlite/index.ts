@@ -12,6 +12,7 @@ import * as receiptLogClaims from './0013-receipt-log-claims.js';
 import * as approvals from './0014-approvals.js';
 import * as singleUse from './0015-single-use.js';
 import * as auditEvents from './0016-audit-events.js';
+import * as consoleChanges from './0017-console-changes.js';
 
 /** Every sqlite migration, in order. Add new ones at the end; never edit an applied one. */
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
@@ -28,4 +29,5 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { id: '0014-approvals', up: approvals.up },
   { id: '0015-single-use', up: singleUse.up },
   { id: '0016-audit-events', up: auditEvents.up },
+  { id: '0017-console-changes', up: consoleChanges.up },
 ];
