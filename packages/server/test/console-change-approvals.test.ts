@@ -187,6 +187,44 @@ describeEachDialect('console changes approved by several members', (dialect) => 
     expect(apply.json.detail).toContain('already rejected');
   });
 
+  it('lists the change with its before and after, and applies it through the page form with the secret shown once', async () => {
+    const t = await team(['owner', 'owner']);
+    const [first, second] = t.clients as [ConsoleClient, ConsoleClient];
+    expect((await setQuorum(first, 2)).status).toBe(200);
+    const members = await first.get('/console/members');
+    expect(members.body).toContain('2 approvers');
+    const requested = await first.approve({
+      kind: 'api-key.create',
+      target: 'new',
+      params: { name: 'deploy <b>bot</b>', scopes: ['policy:write'] },
+    });
+    expect(requested.status, requested.body).toBe(200);
+    const id = requested.json.pending.changeId as string;
+    const listed = await second.get('/console/changes');
+    expect(listed.body).toContain('api-key.create on new');
+    expect(listed.body).toContain('deploy &lt;b&gt;bot&lt;/b&gt;');
+    expect(listed.body).toContain('<th scope="row">scopes[0]</th>');
+    expect(listed.body).toMatch(/1 of\s+2\s+approvals\s+given/);
+    expect(listed.body).not.toContain(`/console/changes/${id}/apply`);
+    const token = tokenOf(requested.json.pending.approvalUrl);
+    expect((await ceremony(s, token, 'approve', second.authenticator)).status).toBe(200);
+    expect((await second.get('/console/changes')).body).toContain(`/console/changes/${id}/apply`);
+    const applied = await second.form(`/console/changes/${id}/apply`, []);
+    expect(applied.status, applied.body).toBe(200);
+    expect(applied.body).toMatch(/<code id="secret-value" class="secret">presence_/);
+    const again = await first.form(`/console/changes/${id}/apply`, []);
+    expect(again.status).toBe(409);
+    const keys = await s.composed.deps.store.auditEvents.list(
+      t.tenantId,
+      { action: 'api_key.created' },
+      { limit: 5 },
+    );
+    expect(keys[0]?.actor.name).toBe('owner 2');
+    expect(keys[0]?.approvalId).toBe(
+      (await s.composed.deps.store.console.changes.get(t.tenantId, id))!.approvalId,
+    );
+  });
+
   it('answers malformed requests on the change routes with 4xx problems and changes nothing', async () => {
     const t = await pendingPolicyChange('Fuzzed');
     const [first] = t.clients as [ConsoleClient];

@@ -10,6 +10,7 @@ import { registerFormParser } from './form-parser.js';
 import { authRoutes } from './pages/auth-routes.js';
 import { approvalRoutes } from './pages/approval-routes.js';
 import { changeRequestRoutes } from './pages/change-requests.js';
+import { changePages } from './pages/changes.js';
 import { overviewRoutes } from './pages/overview.js';
 import { keyPages } from './pages/keys.js';
 import { webhookPages } from './pages/webhooks.js';
@@ -51,6 +52,7 @@ export function consolePortal(options: ConsolePortalOptions) {
         authRoutes,
         approvalRoutes,
         changeRequestRoutes,
+        changePages,
         overviewRoutes,
         keyPages,
         webhookPages,
