@@ -35,10 +35,7 @@ export const SETTINGS_CHANGES: Record<string, DangerousChange> = {
     }),
     execute: async (ctx, tenantId, _target, params: { required: number }, member) => {
       const { to } = await setConsoleQuorum(ctx.deps, tenantId, params.required, member);
-      return {
-        message: `Dangerous changes now need ${to} approver${to === 1 ? '' : 's'}.`,
-        redirect: '/console/members',
-      };
+      return { message: `Dangerous changes now need ${to} approver${to === 1 ? '' : 's'}.` };
     },
   },
 };
