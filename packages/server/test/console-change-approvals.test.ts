@@ -79,6 +79,7 @@ describeEachDialect('console changes approved by several members', (dialect) => 
     expect(state.json.approvedCount).toBe(1);
     const page = await s.composed.app.inject({ method: 'GET', url: `/approve/${token}` });
     expect(page.body).toContain('after.rpName');
+    expect(page.body).toMatch(/rpName<\/bdi>\s*<strong class="flag">changed<\/strong>/);
     expect(page.body).toContain('Needs two');
 
     const decided = await ceremony(s, token, 'approve', second.authenticator);

@@ -20,6 +20,7 @@ export type ConsoleChangesTable = {
   change_json: string;
   approval_id: string;
   approval_url: string;
+  binding_code: string;
   required: number;
   status: string;
   created_at: number;

@@ -34,7 +34,7 @@ export async function openChangeRequest(
   receipt: Receipt,
   approvers: MemberRecord[],
   required: number,
-): Promise<{ record: ConsoleChangeRecord; bindingCode: string }> {
+): Promise<ConsoleChangeRecord> {
   const title = `${change.type} in ${change.tenantName}, asked by ${change.memberName}`.slice(0, 120);
   const created = await createApproval(
     withoutAudit(deps),
@@ -69,6 +69,7 @@ export async function openChangeRequest(
     changeJson: canonicalJson(changeAction(change)),
     approvalId: approval.id,
     approvalUrl: created.approvalUrl,
+    bindingCode: created.bindingCode,
     required,
     status: 'pending',
     createdAt: now,
@@ -84,7 +85,7 @@ export async function openChangeRequest(
       detail: { kind: change.type, target: change.target, required, approvers: approvers.map((m) => m.id) },
     });
   });
-  return { record, bindingCode: created.bindingCode };
+  return record;
 }
 
 /** The approval's state as the change's: a rejected, expired or cancelled approval ends its change. */

@@ -64,6 +64,8 @@ export interface ConsoleChangeRecord {
   /** The approval in the console tenant and its page (the link shows, never decides). */
   approvalId: string;
   approvalUrl: string;
+  /** The approval page shows it too: approvers check it against the requester's. */
+  bindingCode: string;
   required: number;
   status: ConsoleChangeStatus;
   createdAt: number;

@@ -102,7 +102,7 @@ export function approvalRoutes(app: App): void {
     if (prepared.required > 1) {
       // The requester's passkey gave the first approval; the others approve on the approval's page.
       const deps = asMember(ctx.deps, signedIn.member, { requestId: request.id, receipt });
-      const { record, bindingCode } = await openChangeRequest(
+      const record = await openChangeRequest(
         deps,
         ctx.settings,
         exact,
@@ -112,11 +112,11 @@ export function approvalRoutes(app: App): void {
         prepared.required,
       );
       return {
-        message: `Your approval is the first of ${record.required}. The change is applied once ${record.required - 1} more of ${prepared.approvers.map((m) => m.displayName).join(', ')} approve${record.required - 1 === 1 ? 's' : ''} on the approval page; then apply it under Changes awaiting approval.`,
+        message: `Your approval is the first of ${record.required} (binding code ${record.bindingCode}). The change is applied once ${record.required - 1} more of ${prepared.approvers.map((m) => m.displayName).join(', ')} approve${record.required - 1 === 1 ? 's' : ''} on the approval page; then apply it under Changes awaiting approval.`,
         pending: {
           changeId: record.id,
           approvalUrl: record.approvalUrl,
-          bindingCode,
+          bindingCode: record.bindingCode,
           required: record.required,
         },
         redirect: '/console/changes',

@@ -82,8 +82,9 @@ async function changeItem(
     ${
       open
         ? html`<p>
-              <a href="${record.approvalUrl}">Open the approval page</a> (its QR code takes it to a phone) or
-              send the link to the approvers:
+              Binding code <strong class="binding-code">${record.bindingCode}</strong> (the approval page
+              shows it too). <a href="${record.approvalUrl}">Open the approval page</a> (its QR code takes it
+              to a phone) or send the link to the approvers:
             </p>
             <div class="copy-row">
               <code id="link-${record.id}">${record.approvalUrl}</code>

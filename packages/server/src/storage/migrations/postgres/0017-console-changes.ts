@@ -26,6 +26,7 @@ const STATEMENTS = [
     change_json TEXT NOT NULL,
     approval_id TEXT NOT NULL,
     approval_url TEXT NOT NULL,
+    binding_code TEXT NOT NULL,
     required BIGINT NOT NULL,
     status TEXT NOT NULL,
     created_at BIGINT NOT NULL,
