@@ -155,6 +155,35 @@ describeEachDialect('console changes approved by several members', (dialect) => 
     expect(state.json.approvers).toHaveLength(2);
   });
 
+  it('signs the before and after with one approver too, and raising the approvers needs the current number', async () => {
+    const t = await team(['owner', 'owner', 'owner']);
+    const [first, second] = t.clients as [ConsoleClient, ConsoleClient];
+    const options = await first.post('/console/api/approvals/options', {
+      kind: 'settings.approvers',
+      target: 'approvers',
+      params: { required: 2 },
+    });
+    expect(options.status).toBe(200);
+    expect(options.json.change).toMatchObject({
+      tenantName: 'test',
+      memberName: 'owner 1',
+      before: { approversRequired: 1 },
+      after: { approversRequired: 2 },
+    });
+    expect(options.json.required).toBe(1);
+    expect((await setQuorum(first, 2)).status).toBe(200);
+    // Now 2 → 3 is itself a change that waits for a second owner.
+    const raised = await setQuorum(second, 3);
+    expect(raised.status, raised.body).toBe(200);
+    expect(raised.json.pending.required).toBe(2);
+    expect(await s.composed.deps.store.console.quorum.get(t.tenantId)).toBe(2);
+    const token = tokenOf(raised.json.pending.approvalUrl);
+    expect((await ceremony(s, token, 'approve', first.authenticator)).status).toBe(200);
+    const applied = await first.post(`/console/api/changes/${raised.json.pending.changeId}/apply`, {});
+    expect(applied.status, applied.body).toBe(200);
+    expect(await s.composed.deps.store.console.quorum.get(t.tenantId)).toBe(3);
+  });
+
   it('refuses a change that too few members could approve, naming how many and who', async () => {
     const t = await team(['owner', 'developer']);
     const tooMany = await setQuorum(t.clients[0]!, 2);

@@ -141,6 +141,11 @@ for (const dialect of DIALECTS) {
           await page.goto(`${service.origin}/console/changes`);
           await page.waitForSelector('body[data-ready="true"]');
           await check(page, 'changes-applied');
+          await page.goto(`${service.origin}/console/audit?action=policy.changed`);
+          await page.waitForSelector('body[data-ready="true"]');
+          expect(await page.locator('#audit-log tbody tr').first().textContent()).toMatch(
+            new RegExp(`approval\\s+${change!.approvalId}`),
+          );
         } catch (error) {
           throw new Error(`${String(error)}\nat ${dana.page.url()}\n${log()}`, { cause: error });
         } finally {
