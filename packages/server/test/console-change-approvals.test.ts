@@ -141,6 +141,20 @@ describeEachDialect('console changes approved by several members', (dialect) => 
     expect((await s.composed.deps.store.console.changes.get(t.tenantId, t.changeId))!.status).toBe('stale');
   });
 
+  it('refuses to apply when an approver lost the right to make the change before it was applied', async () => {
+    const t = await pendingPolicyChange('Approver demoted', ['owner', 'owner', 'admin']);
+    const token = tokenOf(t.requested.json.pending.approvalUrl);
+    expect((await ceremony(s, token, 'approve', t.clients[2]!.authenticator)).status).toBe(200);
+    const adminId = (await s.composed.deps.store.console.members.list(t.tenantId)).find(
+      (m) => m.role === 'admin',
+    )!.id;
+    await s.composed.deps.store.console.members.setRole(t.tenantId, adminId, 'admin', 'auditor');
+    const applied = await t.clients[0]!.post(`/console/api/changes/${t.changeId}/apply`, {});
+    expect(applied.status).toBe(409);
+    expect(applied.json.detail).toContain('only 1 of its 2 approvers');
+    expect((await currentPolicy(t.tenantId)).rules.rpName).not.toBe('Approver demoted');
+  });
+
   it('refuses an approver whose role may not make the change, and counts nobody twice', async () => {
     const t = await pendingPolicyChange('Only owners and admins', ['owner', 'owner', 'developer']);
     const token = tokenOf(t.requested.json.pending.approvalUrl);

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { cancelChangeRequest, finishChange, refreshChange } from '../../../domain/console/console-changes.js';
-import { requirePermission } from '../../../domain/console/permissions.js';
+import { memberIdOfSubject } from '../../../domain/console/console-settings.js';
+import { mayChange, requirePermission, type ConsolePermission } from '../../../domain/console/permissions.js';
 import type { ConsoleChangeRecord, MemberRecord } from '../../../domain/console/ports.js';
 import { asMember } from '../../../domain/console/record-audit.js';
 import { canonicalJson } from '../../../domain/encoding.js';
@@ -62,6 +63,15 @@ export async function applyChange(
     );
   }
   const deps = asMember(ctx.deps, applier, { requestId, approvalId: record.approvalId });
+  const standing = await approvalsStillStanding(ctx, record, change.permission);
+  if (standing < record.required) {
+    return refuseStale(
+      { ...ctx, deps },
+      record,
+      applier,
+      `only ${standing} of its ${record.required} approvers are still members whose role may make it`,
+    );
+  }
   const requester = await ctx.deps.store.console.members.get(record.tenantId, record.requesterId);
   if (!requester || requester.removedAt !== null) {
     return refuseStale(
@@ -97,6 +107,22 @@ export async function applyChange(
     );
     throw error;
   }
+}
+
+/** Approvals from approvers who are still active members whose role holds the change's permission. */
+async function approvalsStillStanding(
+  ctx: ConsoleContext,
+  record: ConsoleChangeRecord,
+  permission: ConsolePermission | null,
+): Promise<number> {
+  const { consoleTenantId } = ctx.settings;
+  const approvers = await ctx.deps.store.approvals.approvers.listFor(consoleTenantId, [record.approvalId]);
+  const members = new Map((await ctx.deps.store.console.members.list(record.tenantId)).map((m) => [m.id, m]));
+  return approvers.filter((a) => {
+    const member = members.get(memberIdOfSubject(a.subject) ?? '');
+    if (a.decision !== 'approved' || !member || member.removedAt !== null) return false;
+    return permission === null || mayChange(member.role, permission);
+  }).length;
 }
 
 /** What JSON keeps of a value (no undefined members), so describe() and stored rows compare. */
