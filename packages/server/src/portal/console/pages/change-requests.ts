@@ -81,6 +81,10 @@ export async function applyChange(
       'the member who asked for it is no longer a member',
     );
   }
+  if (change.permission !== null && !mayChange(requester.role, change.permission)) {
+    const why = `the member who asked for it is now ${requester.role}, whose role may not change ${change.permission}`;
+    return refuseStale({ ...ctx, deps }, record, applier, why);
+  }
   let before: unknown;
   try {
     await change.check(ctx, record.tenantId, record.target, params as never, requester);
