@@ -22,7 +22,8 @@ export type IdPrefix =
   | 'ses'
   | 'aud'
   | 'apr'
-  | 'enl';
+  | 'enl'
+  | 'chg';
 
 /**
  * A prefixed, time-sortable id: `chl_` + 26 Crockford base32 characters (48-bit millisecond

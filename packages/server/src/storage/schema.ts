@@ -6,6 +6,7 @@
 
 import type * as Approvals from './schema-approvals.js';
 import type * as ReceiptLog from './schema-receipt-log.js';
+import type * as ConsoleChanges from './schema-console-changes.js';
 
 export type * from './schema-receipt-log.js';
 export type * from './schema-approvals.js';
@@ -391,5 +392,7 @@ export interface Database {
   console_sessions: ConsoleSessionsTable;
   audit_events: AuditEventsTable;
   console_passkey_names: ConsolePasskeyNamesTable;
+  console_settings: ConsoleChanges.ConsoleSettingsTable;
+  console_changes: ConsoleChanges.ConsoleChangesTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -4,6 +4,7 @@ import { toIso } from '../encoding.js';
 import { DomainError, notFound } from '../errors.js';
 import { currentPolicyForChallenge } from '../policy/get-policy.js';
 import type { PolicyRules } from '@presence/contract';
+import { CONSOLE_TENANT_NAME } from '../console/console-settings.js';
 import { effectiveStatus } from './approval-view.js';
 import { rejectionActionHashHex } from './approval-set.js';
 import type { LinkSettings } from './create-approval.js';
@@ -58,12 +59,13 @@ export async function approvalPageStateOf(
     currentPolicyForChallenge(deps, tenantId),
   ]);
   const status = effectiveStatus(approval, deps.clock.now());
+  const action = JSON.parse(approval.actionJson) as Record<string, unknown>;
   return {
     approvalId: approval.id,
-    tenantName: tenant?.name ?? tenantId,
+    tenantName: shownTenantName(tenant?.name ?? tenantId, action),
     status,
     title: approval.title,
-    action: JSON.parse(approval.actionJson) as Record<string, unknown>,
+    action,
     canonicalJson: approval.actionJson,
     actionHashHex: approval.actionHashHex,
     rejectionActionHashHex: rejectionActionHashHex(approval),
@@ -88,6 +90,16 @@ export async function approvalPageStateOf(
     rpId: policy.rules.rpId,
     setupProblem: setupProblem(policy.rules, links.publicOrigin),
   };
+}
+
+/**
+ * The tenant a person approves for: a console change is an approval of the console's own tenant,
+ * made for the customer tenant its action names (docs/console.md#approvers-of-dangerous-changes).
+ */
+function shownTenantName(name: string, action: Record<string, unknown>): string {
+  const forTenant = action['tenantName'];
+  if (name !== CONSOLE_TENANT_NAME || action['service'] !== CONSOLE_TENANT_NAME) return name;
+  return typeof forTenant === 'string' ? `${forTenant} (Presence console)` : name;
 }
 
 /**

@@ -32,7 +32,7 @@ export async function cancelApproval(
     await tx.approvals.uniqueActions.release(tenantId, approval.actionHashHex, approval.id);
     const cancelled = await viewOf(deps, tx, { ...approval, status: 'cancelled', decidedAt: now });
     await recordEvent(deps, tx, tenantId, 'approval.cancelled', cancelled);
-    const detail = { apiKeyId: actor.apiKeyId, actionHashHex: approval.actionHashHex };
+    const detail = { ...actor, actionHashHex: approval.actionHashHex };
     const audit = deps.audit && { ...deps.audit, approvalId };
     await recordAuditEvent({ ...deps, audit }, tx, {
       tenantId,

@@ -11,10 +11,8 @@ import { recordAuditEvent } from '../audit/record-audit-event.js';
 
 export const DEFAULT_APPROVAL_TTL_SECONDS = 900;
 
-/** Who made a change to an approval, for the audit log. */
-export interface ApprovalActor {
-  apiKeyId: string;
-}
+/** Who made a change to an approval, for the audit log: an API key, or a console member (its changes). */
+export type ApprovalActor = { apiKeyId: string } | { memberId: string };
 
 /** Where the hosted pages live: `<publicOrigin>/approve/<token>`, `<publicOrigin>/enroll/<token>`. */
 export interface LinkSettings {
@@ -80,7 +78,7 @@ export async function createApproval(
       action: 'approval.created',
       target: { type: 'approval', id: approval.id, name: approval.title ?? undefined },
       detail: {
-        apiKeyId: actor.apiKeyId,
+        ...actor,
         actionHashHex,
         approvers: input.approvers,
         required: approval.required,

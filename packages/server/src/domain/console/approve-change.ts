@@ -8,19 +8,30 @@ import { memberSubject, presenceRefused, type ConsoleSettings } from './console-
 import type { MemberRecord } from './ports.js';
 
 /**
- * A dangerous change, exactly: what it does, to what, in which tenant, asked by whom. Its action
- * hash (RFC 8785 + SHA-256, the SDK's computeActionHash) is what the member's passkey signs.
+ * A dangerous change, exactly: what it does, to what, in which tenant, asked by whom, and the state
+ * before and after it as the member was shown them. Its action hash (RFC 8785 + SHA-256, the SDK's
+ * computeActionHash) is what the member's passkey signs, so the receipt binds what was shown.
  */
 export interface ConsoleChange {
   type: string;
   tenantId: string;
+  tenantName: string;
   memberId: string;
+  memberName: string;
   target: string;
   params: Record<string, unknown>;
+  /** Plain JSON (null when the thing does not exist before, or no longer after); never a secret. */
+  before: unknown;
+  after: unknown;
+}
+
+/** The action of a change: what is hashed, signed, and shown on an approval's page. */
+export function changeAction(change: ConsoleChange): Record<string, unknown> {
+  return { ...change, service: 'presence-console' };
 }
 
 export function changeHashHex(change: ConsoleChange): string {
-  return computeActionHashSync({ ...change, service: 'presence-console' });
+  return computeActionHashSync(changeAction(change));
 }
 
 /** Step 1: a presence challenge bound to the change, for the member's own console passkeys. */

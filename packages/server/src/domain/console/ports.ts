@@ -39,6 +39,41 @@ export interface SessionRecord {
   revokedAt: number | null;
 }
 
+export const CONSOLE_CHANGE_STATUSES = [
+  'pending',
+  'applied',
+  'stale',
+  'rejected',
+  'expired',
+  'cancelled',
+] as const;
+export type ConsoleChangeStatus = (typeof CONSOLE_CHANGE_STATUSES)[number];
+
+/** A dangerous change that waits for its approval (quorum ≥ 2), then is applied once or ends. */
+export interface ConsoleChangeRecord {
+  id: string;
+  tenantId: string;
+  requesterId: string;
+  kind: string;
+  target: string;
+  params: Record<string, unknown>;
+  before: unknown;
+  after: unknown;
+  /** The exact change as its approvers signed it: RFC 8785 text, whose SHA-256 is the action hash. */
+  changeJson: string;
+  /** The approval in the console tenant and its page (the link shows, never decides). */
+  approvalId: string;
+  approvalUrl: string;
+  /** The approval page shows it too: approvers check it against the requester's. */
+  bindingCode: string;
+  required: number;
+  status: ConsoleChangeStatus;
+  createdAt: number;
+  updatedAt: number;
+  /** The member who applied or cancelled it. */
+  finishedBy: string | null;
+}
+
 export interface ConsoleRepos {
   members: {
     insert(m: MemberRecord): Promise<void>;
@@ -82,6 +117,26 @@ export interface ConsoleRepos {
     touch(id: string, at: number): Promise<void>;
     revoke(id: string, at: number): Promise<void>;
     revokeAllOfMember(memberId: string, at: number): Promise<number>;
+  };
+  changes: {
+    insert(c: ConsoleChangeRecord): Promise<void>;
+    get(tenantId: string, id: string): Promise<ConsoleChangeRecord | undefined>;
+    /** Newest first. */
+    list(tenantId: string, limit: number): Promise<ConsoleChangeRecord[]>;
+    /** Compare-and-set `from` → `to` (single use: of racing calls exactly one wins); false otherwise. */
+    transition(
+      tenantId: string,
+      id: string,
+      from: ConsoleChangeStatus,
+      to: ConsoleChangeStatus,
+      at: number,
+      by: string | null,
+    ): Promise<boolean>;
+  };
+  /** Approvers required for the tenant's dangerous changes; no row means 1. */
+  quorum: {
+    get(tenantId: string): Promise<number | undefined>;
+    put(tenantId: string, required: number, at: number, by: string | null): Promise<void>;
   };
   passkeyNames: {
     put(p: {

@@ -64,7 +64,10 @@ window.PresenceConsoleChanges = function (tools) {
         // A group of checkboxes is the list of the checked values (empty when none is).
         params[input.name] = params[input.name] || [];
         if (input.checked) params[input.name].push(input.value);
-      } else params[input.name] = input.type === 'number' ? Number(input.value) : input.value;
+      } else {
+        const numeric = input.type === 'number' || input.dataset.number !== undefined;
+        params[input.name] = numeric ? Number(input.value) : input.value;
+      }
     }
     return params;
   }
@@ -84,6 +87,7 @@ window.PresenceConsoleChanges = function (tools) {
     flash('Confirm with your passkey to ' + button.textContent.trim().toLowerCase() + '…', 'busy');
     try {
       const challenge = await api('/console/api/approvals/options', change);
+      showChange(challenge, button);
       const assertion = await webauthn.startAuthentication({ optionsJSON: challenge.publicKey });
       const result = await api('/console/api/approvals', {
         change,
@@ -91,6 +95,15 @@ window.PresenceConsoleChanges = function (tools) {
         assertion,
       });
       const box = flash('Done: ' + result.message + ' (receipt ' + result.receiptId + ')', 'ok');
+      if (result.pending) {
+        const p = document.createElement('p');
+        const a = document.createElement('a');
+        a.href = '/console/changes';
+        a.textContent = 'See it under Changes awaiting approval';
+        p.append(a);
+        box.append(p);
+        return;
+      }
       // A create form (its approval depends on the choice) is emptied: the secret is shown only here.
       if (form.dataset.approveWhen !== undefined) form.reset();
       if (result.secret) showSecret(box, result.secret, result.secretLabel);
@@ -109,6 +122,68 @@ window.PresenceConsoleChanges = function (tools) {
       flash('Refused: ' + explain(error), 'error');
     } finally {
       button.disabled = false;
+    }
+  }
+
+  // Flattens a JSON value into [dotted label, text] pairs, as the approval page does.
+  function flatten(value, prefix, out) {
+    if (Array.isArray(value)) {
+      if (value.length === 0) out.set(prefix, '[]');
+      value.forEach((item, i) => flatten(item, prefix + '[' + i + ']', out));
+    } else if (value !== null && typeof value === 'object') {
+      const keys = Object.keys(value);
+      if (keys.length === 0) out.set(prefix, '{}');
+      for (const key of keys) flatten(value[key], prefix ? prefix + '.' + key : key, out);
+    } else out.set(prefix, typeof value === 'string' ? value : JSON.stringify(value));
+    return out;
+  }
+
+  // While the passkey is asked: the exact before and after it signs, as text, and who else approves.
+  function showChange(challenge, button) {
+    const box = flash(
+      'Confirm with your passkey to ' + button.textContent.trim().toLowerCase() + ':',
+      'busy',
+    );
+    const { before, after } = challenge.change;
+    // Nothing before (a new key) or after (a deleted endpoint): every field of that side is "—".
+    const side = (value) => (value === null ? new Map() : flatten(value, '', new Map()));
+    const [b, a] = [side(before), side(after)];
+    const table = document.createElement('table');
+    table.className = 'before-after';
+    const caption = document.createElement('caption');
+    caption.textContent = 'What your passkey approves';
+    const head = document.createElement('tr');
+    for (const text of ['Field', 'Before', 'After']) {
+      const th = document.createElement('th');
+      th.scope = 'col';
+      th.textContent = text;
+      head.append(th);
+    }
+    table.append(caption, head);
+    for (const label of new Set([...b.keys(), ...a.keys()])) {
+      const row = document.createElement('tr');
+      row.className = b.get(label) === a.get(label) ? 'same' : 'changed';
+      const th = document.createElement('th');
+      th.scope = 'row';
+      th.textContent = label || '(the whole)';
+      row.append(th);
+      for (const side of [b, a]) {
+        const td = document.createElement('td');
+        td.textContent = side.has(label) ? side.get(label) : '—';
+        row.append(td);
+      }
+      table.append(row);
+    }
+    box.append(table);
+    if (challenge.required > 1) {
+      const p = document.createElement('p');
+      p.textContent =
+        'This change needs ' +
+        challenge.required +
+        ' approvers; yours is the first. The others (' +
+        challenge.approverNames.join(', ') +
+        ') approve it on its approval page.';
+      box.append(p);
     }
   }
 

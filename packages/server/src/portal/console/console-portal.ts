@@ -9,6 +9,8 @@ import { registerProblemPages } from './problem-page.js';
 import { registerFormParser } from './form-parser.js';
 import { authRoutes } from './pages/auth-routes.js';
 import { approvalRoutes } from './pages/approval-routes.js';
+import { changeRequestRoutes } from './pages/change-requests.js';
+import { changePages } from './pages/changes.js';
 import { overviewRoutes } from './pages/overview.js';
 import { keyPages } from './pages/keys.js';
 import { webhookPages } from './pages/webhooks.js';
@@ -49,6 +51,8 @@ export function consolePortal(options: ConsolePortalOptions) {
       for (const routes of [
         authRoutes,
         approvalRoutes,
+        changeRequestRoutes,
+        changePages,
         overviewRoutes,
         keyPages,
         webhookPages,

@@ -13,6 +13,7 @@ const NAV: readonly [string, string][] = [
   ['/console/policy', 'Policy'],
   ['/console/usage', 'Usage and invoices'],
   ['/console/members', 'Members'],
+  ['/console/changes', 'Changes awaiting approval'],
   ['/console/audit', 'Audit log'],
 ];
 

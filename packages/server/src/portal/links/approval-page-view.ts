@@ -1,5 +1,6 @@
 import type { ApprovalPageState } from '@presence/contract';
 import { html, SafeHtml } from '../html.js';
+import { beforeAfterSection } from './before-after-view.js';
 import { flattenAction } from './flatten-action.js';
 import { linkLayout } from './link-layout.js';
 import { revealText } from './visible-text.js';
@@ -149,7 +150,8 @@ export function renderApprovalPage({ state: s, qrSvg }: ApprovalPageInput): stri
       <p class="binding-code">${s.bindingCode}</p>
       <p>The requester sees this code too. If theirs differs, this is not their request: reject it.</p>
     </section>
-    ${actionSection(s, findings)} ${peopleSection(s, findings)} ${decideSection(s)}
+    ${beforeAfterSection(s, findings)} ${actionSection(s, findings)} ${peopleSection(s, findings)}
+    ${decideSection(s)}
     <section class="card qr" aria-labelledby="qr-h">
       <h2 id="qr-h">Continue on your phone</h2>
       <div class="qr-code" role="img" aria-label="QR code of this page's address">${new SafeHtml(qrSvg)}</div>

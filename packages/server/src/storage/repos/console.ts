@@ -9,6 +9,7 @@ import type {
 import type { ConsoleInvitesTable, ConsoleMembersTable, ConsoleSessionsTable, Database } from '../schema.js';
 import { mapUniqueViolation } from '../unique-violation.js';
 import { lockMember, lockOwners, removeKeepingAnOwner, removeMember } from './console-member-removal.js';
+import { createConsoleChangeRepo, createConsoleQuorumRepo } from './console-changes.js';
 import { createPasskeyNameRepo } from './console-passkey-names.js';
 import { changedAny } from './rows.js';
 
@@ -56,6 +57,8 @@ export function createConsoleRepos(db: Kysely<Database>): ConsoleRepos {
     },
     invites: createInviteRepo(db),
     sessions: createSessionRepo(db),
+    changes: createConsoleChangeRepo(db),
+    quorum: createConsoleQuorumRepo(db),
     passkeyNames: createPasskeyNameRepo(db),
   };
 }

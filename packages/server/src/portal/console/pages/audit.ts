@@ -62,14 +62,25 @@ function row(e: AuditEvent): SafeHtml {
     <td data-label="Who">${e.actor.name} <span class="muted">(${ACTOR_LABELS[e.actor.type]})</span></td>
     <th scope="row"><code>${e.action}</code></th>
     <td data-label="Target">${e.target.name ?? ''} <code>${e.target.id}</code></td>
-    <td data-label="Approved by receipt">
+    <td data-label="Approved by">
       ${
         e.receiptId
-          ? html`<code title="the receipt of the passkey check, in the console's own receipt log"
-              >${e.receiptId}</code
-            >`
-          : html`<span class="muted">no passkey needed</span>`
+          ? html`receipt
+              <code title="the receipt of the passkey check, in the console's own receipt log"
+                >${e.receiptId}</code
+              >`
+          : ''
       }
+      ${
+        e.approvalId
+          ? html`approval
+              <code
+                title="the approval whose approvers allowed it; its signed approval set proves who approved"
+                >${e.approvalId}</code
+              >`
+          : ''
+      }
+      ${e.receiptId || e.approvalId ? '' : html`<span class="muted">no passkey needed</span>`}
     </td>
   </tr>`;
 }
@@ -83,7 +94,7 @@ function table(items: AuditEvent[]): SafeHtml {
           <th scope="col">Who</th>
           <th scope="col">Action</th>
           <th scope="col">Target</th>
-          <th scope="col">Approved by receipt</th>
+          <th scope="col">Approved by</th>
         </tr>
       </thead>
       <tbody>

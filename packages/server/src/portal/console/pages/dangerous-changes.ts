@@ -9,7 +9,9 @@ import { requireGrantableRole, type ConsolePermission } from '../../../domain/co
 import { CONSOLE_ROLES, type ConsoleRole, type MemberRecord } from '../../../domain/console/ports.js';
 import { DomainError, notFound } from '../../../domain/errors.js';
 import { checkRelyingParty } from '../../../domain/policy/check-relying-party.js';
+import { currentPolicy } from '../../../domain/policy/get-policy.js';
 import { putPolicy } from '../../../domain/policy/put-policy.js';
+import { resolvePolicy } from '../../../domain/policy/resolve-policy.js';
 import {
   deleteWebhookEndpoint,
   getWebhookEndpoint,
@@ -18,6 +20,7 @@ import {
 import type { ConsoleContext } from '../console-context.js';
 import { when } from '../widgets.js';
 import { KEY_CHANGES } from './key-changes.js';
+import { SETTINGS_CHANGES } from './settings-changes.js';
 import { WEBHOOK_CHANGES } from './webhook-changes.js';
 
 export interface ChangeResult {
@@ -42,6 +45,14 @@ export interface DangerousChange {
    * Refuses unknown or foreign targets, what the member's role may not do, and parameters the
    * change would refuse, before any challenge is made.
    */
+  /** The state before and after, as plain JSON (never a secret): shown, signed, and re-checked before applying. */
+  describe(
+    ctx: ConsoleContext,
+    tenantId: string,
+    target: string,
+    params: never,
+    member: MemberRecord,
+  ): Promise<{ before: unknown; after: unknown }>;
   check(
     ctx: ConsoleContext,
     tenantId: string,
@@ -66,18 +77,33 @@ async function checkEndpoint(ctx: ConsoleContext, tenantId: string, target: stri
 }
 
 async function checkMember(ctx: ConsoleContext, tenantId: string, target: string) {
+  await activeMember(ctx, tenantId, target);
+}
+
+async function activeMember(ctx: ConsoleContext, tenantId: string, target: string) {
   const member = await ctx.deps.store.console.members.get(tenantId, target);
   if (!member || member.removedAt !== null) throw notFound('the member');
+  return member;
+}
+
+async function endpointState(ctx: ConsoleContext, tenantId: string, target: string) {
+  const e = await getWebhookEndpoint(ctx.deps, tenantId, target);
+  return { url: e.url, events: e.events, description: e.description };
 }
 
 /** The console's dangerous changes: each needs the member's passkey (docs/console.md). */
 export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
   ...KEY_CHANGES,
   ...WEBHOOK_CHANGES,
+  ...SETTINGS_CHANGES,
   'webhook.delete': {
     permission: 'webhooks',
     params: NoParams,
     check: checkEndpoint,
+    describe: async (ctx, tenantId, target) => ({
+      before: await endpointState(ctx, tenantId, target),
+      after: null,
+    }),
     execute: async (ctx, tenantId, target) => {
       await deleteWebhookEndpoint(ctx.deps, tenantId, target);
       return { message: 'The webhook endpoint was deleted.', redirect: '/console/webhooks' };
@@ -87,6 +113,14 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
     permission: 'webhooks',
     params: Type.Object({ overlapSeconds: Seconds(7 * 86400) }, { additionalProperties: false }),
     check: checkEndpoint,
+    describe: async (ctx, tenantId, target, params: { overlapSeconds: number }) => {
+      const endpoint = await getWebhookEndpoint(ctx.deps, tenantId, target);
+      const secret = `the current secret (made ${endpoint.secretCreatedAt})`;
+      return {
+        before: { url: endpoint.url, secret },
+        after: { url: endpoint.url, secret: 'a new secret', oldSecretWorksForSeconds: params.overlapSeconds },
+      };
+    },
     execute: async (ctx, tenantId, target, params: { overlapSeconds: number }) => {
       const rotated = await rotateWebhookSecret(ctx.deps, tenantId, target, params.overlapSeconds);
       return {
@@ -103,6 +137,10 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
       // Refused now, not after the member's passkey approved a change that cannot be saved.
       checkRelyingParty(params as PolicyBody);
     },
+    describe: async (ctx, tenantId, _target, params: PolicyBody) => ({
+      before: (await currentPolicy(ctx.deps, tenantId)).rules,
+      after: resolvePolicy(params),
+    }),
     execute: async (ctx, tenantId, _target, params: PolicyBody) => {
       const version = await putPolicy(ctx.deps, tenantId, params);
       return { message: `Policy version ${version.version} is in force.`, redirect: '/console/policy' };
@@ -118,6 +156,10 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
       if (target !== 'new') throw notFound('the invite to create');
       requireGrantableRole(member, params.role);
     },
+    describe: async (_ctx, _tenantId, _target, params: { role: ConsoleRole }) => ({
+      before: null,
+      after: { invite: 'a new single-use invite link', role: params.role },
+    }),
     execute: async (ctx, tenantId, _target, params: { role: ConsoleRole }, member) => {
       const input = { tenantId, role: params.role, createdBy: member.id };
       const { invite, inviteUrl } = await createInvite(ctx.deps, ctx.settings, input);
@@ -136,6 +178,10 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
         throw new DomainError('forbidden', 'a member adds passkeys only to itself');
       }
     },
+    describe: async (_ctx, _tenantId, _target, _params, member) => ({
+      before: { member: member.displayName },
+      after: { member: member.displayName, passkeys: 'one more, made on the next step' },
+    }),
     execute: async (ctx, _tenantId, _target, _params, member) => ({
       message: 'Your passkey approved it; now create the new passkey.',
       registration: await startMemberPasskey(ctx.deps, ctx.settings, member),
@@ -145,6 +191,13 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
     permission: 'members',
     params: NoParams,
     check: checkMember,
+    describe: async (ctx, tenantId, target) => {
+      const m = await activeMember(ctx, tenantId, target);
+      return {
+        before: { member: m.displayName, role: m.role, status: 'active' },
+        after: { member: m.displayName, status: 'removed; sessions ended, passkeys revoked' },
+      };
+    },
     execute: async (ctx, tenantId, target) => {
       const member = await removeMember(ctx.deps, ctx.settings, tenantId, target);
       return {
@@ -159,6 +212,13 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
       { additionalProperties: false },
     ),
     check: checkMember,
+    describe: async (ctx, tenantId, target, params: { role: ConsoleRole }) => {
+      const m = await activeMember(ctx, tenantId, target);
+      return {
+        before: { member: m.displayName, role: m.role },
+        after: { member: m.displayName, role: params.role },
+      };
+    },
     execute: async (ctx, _tenantId, target, params: { role: ConsoleRole }, changer) => {
       const { member, from } = await changeMemberRole(ctx.deps, changer, target, params.role);
       return { message: `${member.displayName} is now ${member.role} (was ${from}).` };

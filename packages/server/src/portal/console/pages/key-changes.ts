@@ -32,6 +32,12 @@ function checkKey(verb: 'rotate' | 'revoke') {
   };
 }
 
+/** What the key is, for before and after (never its secret). */
+async function keyState(ctx: ConsoleContext, tenantId: string, target: string) {
+  const key = await getApiKey(ctx.deps, tenantId, target);
+  return { key: key.name, prefix: `${key.prefix}…`, scopes: key.scopes, revoked: key.revokedAt !== null };
+}
+
 /** The console's key changes that need the member's passkey (docs/security.md). */
 export const KEY_CHANGES: Record<string, DangerousChange> = {
   'api-key.create': {
@@ -41,6 +47,10 @@ export const KEY_CHANGES: Record<string, DangerousChange> = {
       if (target !== NEW_KEY_TARGET) throw notFound('the key to create');
       checkMemberKeyScopes(member, params.scopes, 'create');
     },
+    describe: async (_ctx, _tenantId, _target, params: MemberKeyInput) => ({
+      before: null,
+      after: { key: params.name, scopes: params.scopes, secret: 'a new secret' },
+    }),
     execute: async (ctx, _tenantId, _target, params: MemberKeyInput, member) => {
       const { key, secret } = await createMemberKey(ctx.deps, member, params, true);
       return {
@@ -53,6 +63,10 @@ export const KEY_CHANGES: Record<string, DangerousChange> = {
     permission: 'keys',
     params: Type.Object({}, { additionalProperties: false }),
     check: checkKey('revoke'),
+    describe: async (ctx, tenantId, target) => {
+      const before = await keyState(ctx, tenantId, target);
+      return { before, after: { ...before, revoked: true } };
+    },
     execute: async (ctx, tenantId, target, _params, member) => {
       const key = await revokeApiKey(ctx.deps, tenantId, target, scopesOfRole(member.role));
       return { message: `API key ${key.name} (${key.prefix}…) is revoked.` };
@@ -65,6 +79,11 @@ export const KEY_CHANGES: Record<string, DangerousChange> = {
       { additionalProperties: false },
     ),
     check: checkKey('rotate'),
+    describe: async (ctx, tenantId, target, params: { graceSeconds: number }) => {
+      const before = await keyState(ctx, tenantId, target);
+      const after = { ...before, secret: 'a new secret', oldSecretWorksForSeconds: params.graceSeconds };
+      return { before: { ...before, secret: 'the current secret' }, after };
+    },
     execute: async (ctx, tenantId, target, params: { graceSeconds: number }, member) => {
       const grantor = scopesOfRole(member.role);
       const rotated = await rotateApiKey(ctx.deps, tenantId, target, params.graceSeconds, grantor);

@@ -10,6 +10,8 @@ import { addMemberPasskey } from '../../../domain/console/add-member-passkey.js'
 import { checkCsrf, consoleRequest, memberOf } from '../console-context.js';
 import { dangerForm, plainForm, when } from '../widgets.js';
 import { nameForm, PASSKEY_NAME_MAX, roleForm } from './member-controls.js';
+import { consoleQuorum, QUORUM_CHOICES } from '../../../domain/console/console-quorum.js';
+import { APPROVERS_TARGET } from './settings-changes.js';
 
 const AddPasskeyBody = Type.Object(
   {
@@ -101,10 +103,40 @@ async function membersBody(view: View, shown?: SafeHtml): Promise<SafeHtml> {
           : ''
       }
     </section>
+    ${await approversSection(view, owner)}
     <section class="card wide" aria-labelledby="sessions-title">
       <h2 id="sessions-title">Your sessions</h2>
       ${plainForm('/console/sign-out', view.csrf, 'Sign out everywhere', html`<input type="hidden" name="everywhere" value="1" />`)}
     </section>`;
+}
+
+/** How many members approve a dangerous change; owners change it (itself a dangerous change). */
+async function approversSection(view: View, owner: boolean): Promise<SafeHtml> {
+  const required = await consoleQuorum(view.ctx.deps, view.tenantId);
+  return html`<section class="card wide" aria-labelledby="approvers-title">
+    <h2 id="approvers-title">Approvers of dangerous changes</h2>
+    <p>
+      Dangerous changes (policy, powerful keys, webhooks, members, this setting) need
+      <strong id="approvers-required">${required} approver${required === 1 ? '' : 's'}</strong>.
+      ${required > 1 ? html`Yours is the first; the others approve on the approval page, then a member applies the change under <a href="/console/changes">Changes awaiting approval</a>.` : 'Your passkey alone approves them.'}
+    </p>
+    ${
+      owner
+        ? dangerForm({
+            kind: 'settings.approvers',
+            target: APPROVERS_TARGET,
+            label: 'Change the approvers required',
+            csrf: view.csrf,
+            fields: html`<label class="compact"
+              >Approvers required
+              <select name="required" data-number>
+                ${QUORUM_CHOICES.map((n) => html`<option value="${n}" ${n === required ? html`selected` : ''}>${n}</option>`)}
+              </select></label
+            >`,
+          })
+        : ''
+    }
+  </section>`;
 }
 
 export function memberPages(app: App): void {

@@ -38,6 +38,15 @@ export const WEBHOOK_CHANGES: Record<string, DangerousChange> = {
       if (target !== NEW_ENDPOINT_TARGET) throw notFound('the endpoint to create');
       await checkWebhookUrl(ctx.deps, params.url);
     },
+    describe: async (_ctx, _tenantId, _target, params: EndpointInput) => ({
+      before: null,
+      after: {
+        url: params.url,
+        events: params.events,
+        description: params.description ?? null,
+        secret: 'a new signing secret',
+      },
+    }),
     execute: async (ctx, tenantId, _target, params: EndpointInput) => {
       const { endpoint, secret } = await createWebhookEndpoint(ctx.deps, tenantId, {
         url: params.url,

@@ -13,6 +13,7 @@ import * as approvals from './0014-approvals.js';
 import * as singleUse from './0015-single-use.js';
 import * as auditEvents from './0016-audit-events.js';
 import * as approvalRetention from './0017-approval-retention.js';
+import * as consoleChanges from './0018-console-changes.js';
 
 /** Every postgres migration, in order. Add new ones at the end; never edit an applied one. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -30,4 +31,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { id: '0015-single-use', up: singleUse.up },
   { id: '0016-audit-events', up: auditEvents.up },
   { id: '0017-approval-retention', up: approvalRetention.up },
+  { id: '0018-console-changes', up: consoleChanges.up },
 ];
