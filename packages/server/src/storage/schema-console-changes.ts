@@ -1,4 +1,4 @@
-/** Row types of migration 0017 (the console's approvers and its changes awaiting approval), as in `schema.ts`. */
+/** Row types of migration 0018 (the console's approvers and its changes awaiting approval), as in `schema.ts`. */
 
 export type ConsoleSettingsTable = {
   tenant_id: string;

@@ -1,4 +1,4 @@
-/** The console's approvers setting and its changes awaiting approval (migration 0017), both dialects. */
+/** The console's approvers setting and its changes awaiting approval (migration 0018), both dialects. */
 import type { Kysely } from 'kysely';
 import type { ConsoleChangeRecord, ConsoleChangeStatus, ConsoleRepos } from '../../domain/console/ports.js';
 import type { Database } from '../schema.js';
