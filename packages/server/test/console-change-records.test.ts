@@ -4,11 +4,15 @@
  * origin: the approval link is stored sealed (members still see it), the page names members by name
  * and role and judges its passkey setup against the console origin, a change whose row cannot be
  * recorded leaves no approval waiting, and retention prunes the changes that ended unapplied while
- * applied and pending ones (and the approvers setting) stay.
+ * applied and pending ones (and the approvers setting) stay; a master-key rotation re-seals the links.
  */
+import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
+import { depsFromStore } from '../src/compose.js';
 import type { ConsoleChange } from '../src/domain/console/approve-change.js';
+import { openChangeLink } from '../src/domain/console/change-link.js';
 import { openChangeRequest } from '../src/domain/console/console-changes.js';
+import { resealSecrets } from '../src/domain/master-key/reseal-secrets.js';
 import { pruneExpiredRows } from '../src/domain/retention/prune-expired-rows.js';
 import { DEFAULT_RETENTION_SETTINGS } from '../src/domain/retention/retention-settings.js';
 import { ceremony } from './support/approvals.js';
@@ -174,5 +178,19 @@ describeEachDialect('console change records', (dialect) => {
     // The cancelled change's approval holds the requester's receipt: the approval rules keep it.
     const approvals = (await s.testStore.rows('approvals')).map((a) => a.id);
     expect(approvals).toContain(cancelledApproval);
+  });
+
+  // Last: it moves the shared store's secrets to a new master key.
+  it('re-seals the links under a new master key (presence master-key reseal)', async () => {
+    const t = await twoOwners();
+    const change = await t.request('Resealed');
+    const store = s.testStore.store;
+    const newKey = randomBytes(32);
+    const during = await depsFromStore(store, newKey, s.clock, {}, undefined, s.masterKey);
+    const counts = await resealSecrets(during);
+    expect(counts.find((c) => c.kind === 'console-change-link')!.resealed).toBeGreaterThanOrEqual(1);
+    const after = await depsFromStore(store, newKey, s.clock);
+    const record = (await store.console.changes.get(t.tenantId, change.id))!;
+    expect(openChangeLink(after, record)).toBe(change.url);
   });
 });
