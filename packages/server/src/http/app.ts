@@ -110,7 +110,10 @@ export async function buildApp(deps: Deps, options: HttpOptions): Promise<App> {
     metrics: options.metrics,
     isDraining: options.isDraining ?? (() => false),
     console: options.console,
-    links: { publicOrigin: options.publicOrigin ?? options.console.origin },
+    links: {
+      publicOrigin: options.publicOrigin ?? options.console.origin,
+      consoleOrigin: options.console.origin,
+    },
     rateLimits: options.rateLimits,
   };
   for (const routes of [

@@ -19,7 +19,8 @@ export type ConsoleChangesTable = {
   after_json: string;
   change_json: string;
   approval_id: string;
-  approval_url: string;
+  /** The approval page's link, sealed (domain/console/change-link.ts). */
+  approval_url_sealed: string;
   binding_code: string;
   required: number;
   status: string;

@@ -4,6 +4,7 @@ import { toIso } from '../encoding.js';
 import { DomainError, notFound } from '../errors.js';
 import { currentPolicyForChallenge } from '../policy/get-policy.js';
 import type { PolicyRules } from '@presence/contract';
+import { consoleApprovalPeople, type ApprovalPeople } from '../console/approval-people.js';
 import { CONSOLE_TENANT_NAME } from '../console/console-settings.js';
 import { effectiveStatus } from './approval-view.js';
 import { rejectionActionHashHex } from './approval-set.js';
@@ -35,6 +36,41 @@ export async function readApprovalPage(
   links: LinkSettings,
 ): Promise<ApprovalPageState> {
   return approvalPageState(deps, await approvalOfToken(deps, token), links);
+}
+
+/**
+ * The hosted page's state plus what only its HTML shows: the origin the page lives on (its QR
+ * code) and, for a console change, its people by name and role.
+ */
+export async function readApprovalPageView(
+  deps: PageDeps,
+  token: string,
+  links: LinkSettings,
+): Promise<{ state: ApprovalPageState; origin: string; people: ApprovalPeople | null }> {
+  const approval = await approvalOfToken(deps, token);
+  const [state, tenant] = await Promise.all([
+    approvalPageState(deps, approval, links),
+    deps.store.tenants.get(approval.tenantId),
+  ]);
+  const inConsole = tenant?.name === CONSOLE_TENANT_NAME;
+  const people = inConsole
+    ? await consoleApprovalPeople(
+        deps,
+        state.action,
+        state.approvers.map((a) => a.subject),
+      )
+    : null;
+  return { state, origin: pageOrigin(links, tenant?.name), people };
+}
+
+/**
+ * Where an approval's page lives: a console change's (an approval in the console's own tenant) on
+ * the console origin, where its members' passkeys work; every other on PRESENCE_PUBLIC_ORIGIN.
+ */
+export function pageOrigin(links: LinkSettings, tenantName: string | undefined): string {
+  return tenantName === CONSOLE_TENANT_NAME && links.consoleOrigin !== undefined
+    ? links.consoleOrigin
+    : links.publicOrigin;
 }
 
 export async function approvalPageState(
@@ -88,7 +124,7 @@ export async function approvalPageStateOf(
           ? toIso(approval.expiresAt)
           : null,
     rpId: policy.rules.rpId,
-    setupProblem: setupProblem(policy.rules, links.publicOrigin),
+    setupProblem: setupProblem(policy.rules, pageOrigin(links, tenant?.name)),
   };
 }
 

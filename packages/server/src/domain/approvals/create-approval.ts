@@ -17,6 +17,11 @@ export type ApprovalActor = { apiKeyId: string } | { memberId: string };
 /** Where the hosted pages live: `<publicOrigin>/approve/<token>`, `<publicOrigin>/enroll/<token>`. */
 export interface LinkSettings {
   publicOrigin: string;
+  /**
+   * The console's origin: a console change's approval (in the console's own tenant) is made with
+   * it as its publicOrigin, and its page is judged against it (approval-page.ts `pageOrigin`).
+   */
+  consoleOrigin?: string | undefined;
 }
 
 type CreateDeps = Pick<Deps, 'store' | 'clock' | 'random' | 'currentPolicies' | 'audit'>;

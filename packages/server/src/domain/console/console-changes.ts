@@ -10,6 +10,7 @@ import { canonicalJson } from '../encoding.js';
 import { DomainError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { changeAction, type ConsoleChange } from './approve-change.js';
+import { sealChangeLink } from './change-link.js';
 import { approverSubjects } from './console-quorum.js';
 import { memberSubject, type ConsoleSettings } from './console-settings.js';
 import type { ConsoleChangeRecord, ConsoleChangeStatus, MemberRecord } from './ports.js';
@@ -24,7 +25,10 @@ type Receipt = { receiptId: string; receiptHashHex: string };
  * Turns a change the requester's passkey just approved into an approval of that exact change in
  * the console tenant (its action is the change, so the action hash is the one the passkey signed
  * and the requester's receipt is its first approval), and records the request. The link goes to
- * the console's origin, where the members' passkeys work.
+ * the console's origin, where the members' passkeys work; it is stored sealed (change-link.ts).
+ * The approval and the change's row are written in two transactions (the approval's own, then the
+ * row with its audit event): when the second fails, the approval is cancelled, so no approval
+ * waits for approvers with no change behind it.
  */
 export async function openChangeRequest(
   deps: Deps,
@@ -57,8 +61,9 @@ export async function openChangeRequest(
     ...receipt,
   });
   const now = deps.clock.now();
+  const id = newId(deps, 'chg');
   const record: ConsoleChangeRecord = {
-    id: newId(deps, 'chg'),
+    id,
     tenantId: change.tenantId,
     requesterId: requester.id,
     kind: change.type,
@@ -68,7 +73,7 @@ export async function openChangeRequest(
     after: change.after,
     changeJson: canonicalJson(changeAction(change)),
     approvalId: approval.id,
-    approvalUrl: created.approvalUrl,
+    approvalUrlSealed: sealChangeLink(deps, id, created.approvalUrl),
     bindingCode: created.bindingCode,
     required,
     status: 'pending',
@@ -76,15 +81,32 @@ export async function openChangeRequest(
     updatedAt: now,
     finishedBy: null,
   };
-  await deps.store.transaction(async (tx) => {
-    await tx.console.changes.insert(record);
-    await recordAuditEvent({ ...deps, audit: deps.audit && { ...deps.audit, approvalId: approval.id } }, tx, {
-      tenantId: change.tenantId,
-      action: 'console_change.requested',
-      target: { type: 'console_change', id: record.id, name: change.type },
-      detail: { kind: change.type, target: change.target, required, approvers: approvers.map((m) => m.id) },
+  try {
+    await deps.store.transaction(async (tx) => {
+      await tx.console.changes.insert(record);
+      await recordAuditEvent(
+        { ...deps, audit: deps.audit && { ...deps.audit, approvalId: approval.id } },
+        tx,
+        {
+          tenantId: change.tenantId,
+          action: 'console_change.requested',
+          target: { type: 'console_change', id: record.id, name: change.type },
+          detail: {
+            kind: change.type,
+            target: change.target,
+            required,
+            approvers: approvers.map((m) => m.id),
+          },
+        },
+      );
     });
-  });
+  } catch (error) {
+    // No change row means nothing could apply it: its approval must not wait for approvers.
+    await cancelApproval(withoutAudit(deps), settings.consoleTenantId, approval.id, {
+      memberId: requester.id,
+    }).catch(() => undefined); // then it expires as before; the error to report is the first one
+    throw error;
+  }
   return record;
 }
 

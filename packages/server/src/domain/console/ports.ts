@@ -61,9 +61,12 @@ export interface ConsoleChangeRecord {
   after: unknown;
   /** The exact change as its approvers signed it: RFC 8785 text, whose SHA-256 is the action hash. */
   changeJson: string;
-  /** The approval in the console tenant and its page (the link shows, never decides). */
+  /**
+   * The approval in the console tenant and its page's link, sealed with the master key
+   * (change-link.ts): the link shows, never decides, but it is a capability all the same.
+   */
   approvalId: string;
-  approvalUrl: string;
+  approvalUrlSealed: string;
   /** The approval page shows it too: approvers check it against the requester's. */
   bindingCode: string;
   required: number;

@@ -4,7 +4,12 @@
  * sealed column is one entry in each.
  */
 export type SealedKind =
-  'signing-key' | 'receipt-log-key' | 'webhook-secret' | 'webhook-previous-secret' | 'idempotency-response';
+  | 'signing-key'
+  | 'receipt-log-key'
+  | 'webhook-secret'
+  | 'webhook-previous-secret'
+  | 'idempotency-response'
+  | 'console-change-link';
 
 export interface SealedValue {
   /** The row's primary key, column by column. */

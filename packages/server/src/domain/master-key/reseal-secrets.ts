@@ -1,3 +1,4 @@
+import { changeLinkSealContext } from '../console/change-link.js';
 import type { Deps } from '../deps.js';
 import { idempotencySealContext } from '../idempotency/read-idempotent-outcome.js';
 import { logKeySealContext } from '../receipt-log/log-signer.js';
@@ -12,6 +13,7 @@ const CONTEXTS: Record<SealedKind, (key: string[]) => string> = {
   'webhook-secret': ([id]) => webhookSecretSealContext(id ?? ''),
   'webhook-previous-secret': ([id]) => webhookSecretSealContext(id ?? ''),
   'idempotency-response': ([tenantId, key]) => idempotencySealContext(tenantId ?? '', key ?? ''),
+  'console-change-link': ([id]) => changeLinkSealContext(id ?? ''),
 };
 
 export const SEALED_KINDS = Object.keys(CONTEXTS) as SealedKind[];

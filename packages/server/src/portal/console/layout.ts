@@ -1,5 +1,6 @@
 import type { SignedInMember } from '../../domain/console/authenticate-session.js';
 import { html, type SafeHtml } from '../html.js';
+import { BASE_STYLESHEET } from '../static-assets.js';
 
 export const CONSOLE_ASSETS = '/console/assets';
 
@@ -62,6 +63,7 @@ export function renderPage(input: PageInput): string {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="csrf-token" content="${input.csrf ?? ''}" />
         <title>${input.title} · Presence console</title>
+        <link rel="stylesheet" href="${BASE_STYLESHEET}" />
         <link rel="stylesheet" href="${CONSOLE_ASSETS}/console.css" />
         <script src="${CONSOLE_ASSETS}/simplewebauthn-browser.js" defer></script>
         <script src="${CONSOLE_ASSETS}/console-changes.js" defer></script>

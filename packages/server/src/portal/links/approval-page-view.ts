@@ -1,4 +1,5 @@
 import type { ApprovalPageState } from '@presence/contract';
+import type { ApprovalPeople } from '../../domain/console/approval-people.js';
 import { html, SafeHtml } from '../html.js';
 import { beforeAfterSection } from './before-after-view.js';
 import { flattenAction } from './flatten-action.js';
@@ -10,6 +11,8 @@ export interface ApprovalPageInput {
   state: ApprovalPageState;
   /** SVG of a QR code of the page's own URL (made by the `qrcode` library). */
   qrSvg: string;
+  /** A console change's people by name and role (domain/console/approval-people.ts); else null. */
+  people?: ApprovalPeople | null;
 }
 
 const FINAL: Record<Exclude<ApprovalPageState['status'], 'pending'>, [string, string]> = {
@@ -88,21 +91,39 @@ function decisionOf(d: ApprovalPageState['approvers'][number]): string {
   return `${d.decision}${d.decidedAt !== null ? ` at ${utc(d.decidedAt)}` : ''}`;
 }
 
-function peopleSection(s: ApprovalPageState, findings: TextFindings): SafeHtml {
+/** A subject as shown: a console member by name and role, the subject itself kept as its title. */
+function person(subject: string, people: ApprovalPeople | null, findings: TextFindings): SafeHtml {
+  const label = people?.names.get(subject);
+  if (label === undefined) return html`<bdi>${shownText(subject, findings)}</bdi>`;
+  return html`<bdi title="${subject}">${shownText(label, findings)}</bdi>`;
+}
+
+function requestedBy(s: ApprovalPageState, people: ApprovalPeople | null, findings: TextFindings): SafeHtml {
+  if (people?.requester) {
+    return html`<strong>${person(people.requester.subject, people, findings)}</strong> (their passkey gave the
+      first approval)`;
+  }
+  return html`<strong
+      >${s.initiator === null ? 'the service (no initiator named)' : shownText(s.initiator, findings)}</strong
+    >${s.initiator === null ? '' : ' (the requester cannot approve it)'}`;
+}
+
+function peopleSection(
+  s: ApprovalPageState,
+  people: ApprovalPeople | null,
+  findings: TextFindings,
+): SafeHtml {
   return html`<section class="card" aria-labelledby="people-h">
     <h2 id="people-h">Who decides</h2>
     <p>
-      Requested by
-      <strong
-        >${s.initiator === null ? 'the service (no initiator named)' : shownText(s.initiator, findings)}</strong
-      >${s.initiator === null ? '' : ' (the requester cannot approve it)'}. Needs
+      Requested by ${requestedBy(s, people, findings)}. Needs
       <strong>${s.required}</strong> of ${s.approvers.length} approver${s.approvers.length === 1 ? '' : 's'}.
     </p>
     <ul class="approvers">
       ${s.approvers.map(
         (a) =>
           html`<li class="${a.decision ?? 'undecided'}">
-            <bdi>${shownText(a.subject, findings)}</bdi>: ${decisionOf(a)}
+            ${person(a.subject, people, findings)}: ${decisionOf(a)}
           </li>`,
       )}
     </ul>
@@ -139,7 +160,7 @@ function plainText(text: string): string {
 }
 
 /** The hosted approval page (docs/api-contract.md#13-approvals): complete without its script; the script runs ceremonies. */
-export function renderApprovalPage({ state: s, qrSvg }: ApprovalPageInput): string {
+export function renderApprovalPage({ state: s, qrSvg, people = null }: ApprovalPageInput): string {
   const findings = emptyFindings();
   const heading = s.title === null ? html`Approve this action?` : shownText(s.title, findings);
   const tenant = shownText(s.tenantName, findings);
@@ -150,7 +171,7 @@ export function renderApprovalPage({ state: s, qrSvg }: ApprovalPageInput): stri
       <p class="binding-code">${s.bindingCode}</p>
       <p>The requester sees this code too. If theirs differs, this is not their request: reject it.</p>
     </section>
-    ${beforeAfterSection(s, findings)} ${actionSection(s, findings)} ${peopleSection(s, findings)}
+    ${beforeAfterSection(s, findings)} ${actionSection(s, findings)} ${peopleSection(s, people, findings)}
     ${decideSection(s)}
     <section class="card qr" aria-labelledby="qr-h">
       <h2 id="qr-h">Continue on your phone</h2>

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { readApprovalPage } from '../../domain/approvals/approval-page.js';
+import { readApprovalPageView } from '../../domain/approvals/approval-page.js';
 import { readEnrollmentPage } from '../../domain/approvals/enrollment-links.js';
 import { DomainError } from '../../domain/errors.js';
 import { registerLinkLimit } from '../../http/plugins/rate-limit.js';
@@ -46,9 +46,9 @@ export async function linkPages(app: App, { links, rateLimits, metrics }: RouteD
         const { token } = request.params;
         if (!TOKEN.test(token)) return sendPage(reply, 404, linkNotFoundPage('approval'));
         try {
-          const state = await readApprovalPage(request.deps, token, links);
-          const qrSvg = await qrSvgOf(`${links.publicOrigin}/approve/${token}`);
-          return sendPage(reply, 200, renderApprovalPage({ state, qrSvg }));
+          const { state, origin, people } = await readApprovalPageView(request.deps, token, links);
+          const qrSvg = await qrSvgOf(`${origin}/approve/${token}`);
+          return sendPage(reply, 200, renderApprovalPage({ state, qrSvg, people }));
         } catch (error) {
           if (isNotFound(error)) return sendPage(reply, 404, linkNotFoundPage('approval'));
           throw error;

@@ -98,6 +98,18 @@ const TARGETS: readonly Target[] = [
       ),
   },
   {
+    // A console change that ended without being applied; an applied one stays (the audit log links
+    // it, evidence of what was applied), a pending one waits for its approval. Its approval follows
+    // the approval rules below. Never console_settings.
+    table: 'console_changes',
+    key: ['id'],
+    where: (c) =>
+      when(
+        c.approvalsBefore,
+        (t) => sql`status in ('stale', 'rejected', 'expired', 'cancelled') and updated_at < ${t}`,
+      ),
+  },
+  {
     table: 'approval_approvers',
     key: ['approval_id', 'subject'],
     where: (c) => when(c.approvalsBefore, (t) => ofFinishedApproval('approval_approvers', t)),

@@ -13,6 +13,7 @@ const COLUMNS: Record<SealedKind, { table: keyof Database; key: readonly string[
     key: ['tenant_id', 'idempotency_key'],
     column: 'response_sealed',
   },
+  'console-change-link': { table: 'console_changes', key: ['id'], column: 'approval_url_sealed' },
 };
 
 export function createSealedSecretRepo(db: Kysely<Database>): SealedSecretRepo {

@@ -12,6 +12,7 @@ import { asMember } from '../../../domain/console/record-audit.js';
 import { DomainError } from '../../../domain/errors.js';
 import type { App } from '../../../http/types.js';
 import { checkCsrf, consoleRequest, memberOf } from '../console-context.js';
+import { openChangeLink } from '../../../domain/console/change-link.js';
 import { openChangeRequest } from '../../../domain/console/console-changes.js';
 import { consoleQuorum, eligibleApprovers } from '../../../domain/console/console-quorum.js';
 import { plainJson } from './change-requests.js';
@@ -115,7 +116,7 @@ export function approvalRoutes(app: App): void {
         message: `Your approval is the first of ${record.required} (binding code ${record.bindingCode}). The change is applied once ${record.required - 1} more of ${prepared.approvers.map((m) => m.displayName).join(', ')} approve${record.required - 1 === 1 ? 's' : ''} on the approval page; then apply it under Changes awaiting approval.`,
         pending: {
           changeId: record.id,
-          approvalUrl: record.approvalUrl,
+          approvalUrl: openChangeLink(ctx.deps, record),
           bindingCode: record.bindingCode,
           required: record.required,
         },

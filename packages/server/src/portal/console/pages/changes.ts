@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { openChangeLink } from '../../../domain/console/change-link.js';
 import { cancelChangeRequest, refreshChange } from '../../../domain/console/console-changes.js';
 import { mayChange } from '../../../domain/console/permissions.js';
 import type { ConsoleChangeRecord, MemberRecord } from '../../../domain/console/ports.js';
@@ -68,6 +69,7 @@ async function changeItem(
   const eligible = permission === null || mayChange(me.role, permission);
   const requester = members.find((m) => m.id === record.requesterId)?.displayName ?? record.requesterId;
   const open = record.status === 'pending';
+  const link = open ? openChangeLink(view.ctx.deps, record) : '';
   const what = `${record.kind} on ${record.target}`;
   const state =
     open && approval === 'approved' ? 'approved, ready to apply' : open ? approval : record.status;
@@ -83,11 +85,11 @@ async function changeItem(
       open
         ? html`<p>
               Binding code <strong class="binding-code">${record.bindingCode}</strong> (the approval page
-              shows it too). <a href="${record.approvalUrl}">Open the approval page</a> (its QR code takes it
-              to a phone) or send the link to the approvers:
+              shows it too). <a href="${link}">Open the approval page</a> (its QR code takes it to a phone) or
+              send the link to the approvers:
             </p>
             <div class="copy-row">
-              <code id="link-${record.id}">${record.approvalUrl}</code>
+              <code id="link-${record.id}">${link}</code>
               <button type="button" class="secondary" data-copy="link-${record.id}">
                 Copy the approval link
               </button>

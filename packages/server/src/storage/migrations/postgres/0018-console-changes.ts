@@ -2,7 +2,8 @@
  * PostgreSQL 0018: approvals of the console's dangerous changes (docs/console.md#approvers-of-dangerous-changes).
  * `console_settings`: how many members must approve a tenant's dangerous console changes (1, 2
  * or 3; no row means 1). `console_changes`: one requested change awaiting its approval, with the
- * exact before and after its approvers were shown, until it is applied once or ends. Same shape as
+ * exact before and after its approvers were shown, until it is applied once or ends. Its approval
+ * link is a capability: stored sealed with the master key, like webhook secrets. Same shape as
  * the SQLite migration.
  */
 import { sql, type QueryExecutorProvider } from 'kysely';
@@ -25,7 +26,7 @@ const STATEMENTS = [
     after_json TEXT NOT NULL,
     change_json TEXT NOT NULL,
     approval_id TEXT NOT NULL,
-    approval_url TEXT NOT NULL,
+    approval_url_sealed TEXT NOT NULL,
     binding_code TEXT NOT NULL,
     required BIGINT NOT NULL,
     status TEXT NOT NULL,
@@ -34,6 +35,9 @@ const STATEMENTS = [
     finished_by TEXT
   )`,
   `CREATE INDEX console_changes_tenant_idx ON console_changes (tenant_id, id)`,
+  // Retention finds the changes that ended without being applied (storage/repos/retention.ts).
+  `CREATE INDEX console_changes_finished_idx ON console_changes (updated_at)
+    WHERE status IN ('stale', 'rejected', 'expired', 'cancelled')`,
 ];
 
 export async function up(db: QueryExecutorProvider): Promise<void> {
