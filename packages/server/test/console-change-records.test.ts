@@ -136,7 +136,7 @@ describeEachDialect('console change records', (dialect) => {
     ).toEqual([]);
   });
 
-  it('prunes changes that ended unapplied after the approvals window; keeps applied and pending ones', async () => {
+  it('prunes changes that ended unapplied, or whose approval lapsed, after the approvals window; keeps applied and waiting ones', async () => {
     const t = await twoOwners();
     const applied = await t.request('Applied');
     expect((await ceremony(s, tokenOf(applied.url), 'approve', t.eli.client.authenticator)).status).toBe(200);
@@ -147,6 +147,10 @@ describeEachDialect('console change records', (dialect) => {
     expect((await ceremony(s, tokenOf(rejected.url), 'reject', t.eli.client.authenticator)).status).toBe(200);
     expect((await t.dana.client.get('/console/changes')).status).toBe(200); // the change becomes rejected
     const pending = await t.request('Pending');
+    const approved = await t.request('Approved, not applied');
+    expect((await ceremony(s, tokenOf(approved.url), 'approve', t.eli.client.authenticator)).status).toBe(
+      200,
+    );
     const ours = async () =>
       Object.fromEntries(
         (await s.testStore.rows('console_changes'))
@@ -158,6 +162,7 @@ describeEachDialect('console change records', (dialect) => {
       [cancelled.id]: 'cancelled',
       [rejected.id]: 'rejected',
       [pending.id]: 'pending',
+      [approved.id]: 'pending',
     });
     const approvalOf = async (id: string) =>
       (await s.composed.deps.store.console.changes.get(t.tenantId, id))!.approvalId;
@@ -165,15 +170,17 @@ describeEachDialect('console change records', (dialect) => {
 
     const inWindow = await pruneExpiredRows(s.composed.deps, DEFAULT_RETENTION_SETTINGS);
     expect(inWindow.deleted['console_changes']).toBe(0);
-    s.clock.advance(DEFAULT_RETENTION_SETTINGS.approvalsDays * DAY + DAY);
+    s.clock.advance(DEFAULT_RETENTION_SETTINGS.approvalsDays * DAY + 2 * DAY);
     let pruned = 0;
     for (let more = true; more;) {
       const batch = await pruneExpiredRows(s.composed.deps, { ...DEFAULT_RETENTION_SETTINGS, batchSize: 1 });
       pruned += batch.deleted['console_changes'] ?? 0;
       more = batch.more;
     }
-    expect(await ours()).toEqual({ [applied.id]: 'applied', [pending.id]: 'pending' });
-    expect(pruned).toBeGreaterThanOrEqual(2);
+    // The pending change's approval lapsed long before the cutoff: it can never be applied, so it
+    // goes too; an approved change not applied yet may still be applied, so it waits.
+    expect(await ours()).toEqual({ [applied.id]: 'applied', [approved.id]: 'pending' });
+    expect(pruned).toBeGreaterThanOrEqual(3);
     expect(await s.composed.deps.store.console.quorum.get(t.tenantId)).toBe(2);
     // The cancelled change's approval holds the requester's receipt: the approval rules keep it.
     const approvals = (await s.testStore.rows('approvals')).map((a) => a.id);

@@ -98,15 +98,18 @@ const TARGETS: readonly Target[] = [
       ),
   },
   {
-    // A console change that ended without being applied; an applied one stays (the audit log links
-    // it, evidence of what was applied), a pending one waits for its approval. Its approval follows
-    // the approval rules below. Never console_settings.
+    // A console change that ended without being applied, or still marked pending although its
+    // approval ended unapproved (or lapsed) before the cutoff, so it can never be applied; an applied
+    // one stays (the audit log links it, evidence of what was applied), a pending one whose approval
+    // may still pass or has passed waits. Its approval follows the approval rules below. Never
+    // console_settings.
     table: 'console_changes',
     key: ['id'],
     where: (c) =>
       when(
         c.approvalsBefore,
-        (t) => sql`status in ('stale', 'rejected', 'expired', 'cancelled') and updated_at < ${t}`,
+        (t) =>
+          sql`(status in ('stale', 'rejected', 'expired', 'cancelled') and updated_at < ${t}) or (status = 'pending' and exists (select 1 from approvals a where a.id = console_changes.approval_id and ((a.status in ('expired', 'cancelled', 'rejected') and a.decided_at < ${t}) or (a.status = 'pending' and a.expires_at < ${t}))))`,
       ),
   },
   {
