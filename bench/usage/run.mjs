@@ -145,18 +145,8 @@ function cli(env, ...cliArgs) {
 
 /** `presence tenant create` for the bench's relying party: the new tenant's id and API key. */
 function createTenant(env, name) {
-  const out = cli(
-    env,
-    'tenant',
-    'create',
-    '--name',
-    name,
-    '--rp-id',
-    'app.example',
-    '--origin',
-    'https://app.example',
-    '--json',
-  );
+  const relyingParty = ['--rp-id', 'app.example', '--origin', 'https://app.example'];
+  const out = cli(env, 'tenant', 'create', '--name', name, ...relyingParty, '--json');
   return JSON.parse(out.trim().split('\n').pop());
 }
 
