@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BillingPeriodClosed } from '../domain/billing/ports.js';
 import type { CredentialRecord } from '../domain/credentials/ports.js';
-import type { ChallengeRecord, DeniedSettlement, VerifiedSettlement } from '../domain/presence/ports.js';
+import type { ChallengeRecord, VerifiedSettlement } from '../domain/presence/ports.js';
 import type { Store, StoreTx } from '../domain/ports.js';
 import { openStore } from './open-store.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
@@ -39,34 +39,12 @@ for (const dialect of DIALECTS) {
         return { tenant, policy, credential, challenge };
       }
 
-      function verified(
-        challenge: ChallengeRecord,
-        credential: CredentialRecord,
-        expected = 5,
-        at = AT,
-      ): VerifiedSettlement {
-        const receipt = records.receipt(challenge, { credentialRef: credential.id, issuedAt: at });
-        return {
-          credentialUse: { id: credential.id, expectedSignCount: expected, signCount: 9, backedUp: true },
-          usedAt: at,
-          receipt,
-          usage: {
-            id: records.id('use'),
-            tenantId: challenge.tenantId,
-            meter: 'presence.verified',
-            quantity: 1,
-            occurredAt: at,
-            sourceId: challenge.id,
-          },
-          event: {
-            id: records.id('evt'),
-            tenantId: challenge.tenantId,
-            type: 'receipt.created',
-            payload: { receiptId: receipt.id },
-            createdAt: at,
-          },
-        };
-      }
+      const verified = (challenge: ChallengeRecord, credential: CredentialRecord, expected = 5, at = AT) =>
+        records.verified(
+          challenge,
+          { id: credential.id, expectedSignCount: expected, signCount: 9, backedUp: true },
+          at,
+        );
 
       /** One tenant with `n` credentials (signCount 5), each with a pending challenge. */
       async function crowd(store: Store, n: number) {
@@ -91,35 +69,8 @@ for (const dialect of DIALECTS) {
         );
 
       /** A SIGNATURE_INVALID denial of the challenge, with its usage and event. */
-      function denied(challenge: ChallengeRecord, eventId: string): DeniedSettlement {
-        return {
-          tenantId: challenge.tenantId,
-          challengeId: challenge.id,
-          settlement: {
-            status: 'denied',
-            usedAt: AT,
-            decision: 'SIGNATURE_INVALID',
-            reason: 'bad signature',
-            receiptId: null,
-            credentialRef: null,
-          },
-          usage: {
-            id: records.id('use'),
-            tenantId: challenge.tenantId,
-            meter: 'presence.denied',
-            quantity: 1,
-            occurredAt: AT,
-            sourceId: challenge.id,
-          },
-          event: {
-            id: eventId,
-            tenantId: challenge.tenantId,
-            type: 'presence.denied',
-            payload: { a: 1 },
-            createdAt: AT,
-          },
-        };
-      }
+      const denied = (challenge: ChallengeRecord, eventId: string) =>
+        records.denied(challenge, AT, { event: { id: eventId } });
 
       it('reads the challenge and the named credential in one call, tenant-scoped', async () => {
         const { tenant, credential, challenge } = await scene(db.store);
