@@ -13,6 +13,7 @@ import { computeActionHashSync } from '@presence/sdk/node';
 import type { SoftwareKeyAlgorithm } from '@presence/sdk/testing';
 import { newId } from '../../src/domain/ids.js';
 import { newWebhookSecret } from '../../src/domain/webhooks/webhook-secret.js';
+import { approvedReceipt } from './cross-language/approval-evidence.js';
 import { approvalSetVectors } from './cross-language/approval-set-vectors.js';
 import { ACTIONS, CANONICAL_ERRORS, CANONICAL_INPUTS } from './cross-language/canonical-cases.js';
 import { flagVectors, receiptVectors, type ReceiptVector } from './cross-language/receipt-vectors.js';
@@ -51,18 +52,7 @@ async function receiptFor(
     credential,
   });
   if (created.status !== 201) throw new Error(`enroll ${alg}: ${JSON.stringify(created.json)}`);
-  const challenge = await s.request('POST', '/v1/presence/challenge', {
-    actionHashHex: computeActionHashSync(action),
-    subject,
-  });
-  const assertion = authenticator.assert({ challenge: challenge.json.publicKey.challenge });
-  const verified = await s.request('POST', '/v1/presence/verify', {
-    challengeId: challenge.json.challengeId,
-    assertion,
-  });
-  if (verified.json.decision !== 'PRESENCE_VERIFIED')
-    throw new Error(`verify ${alg}: ${JSON.stringify(verified.json)}`);
-  return (await s.request('GET', `/v1/presence/receipts/${verified.json.receiptId}`)).json as SignedEvidence;
+  return approvedReceipt(s, authenticator, subject, action);
 }
 
 function canonicalVectors() {
