@@ -17,7 +17,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +24,7 @@ import { parseArgs } from 'node:util';
 import Database from '../../packages/server/dist/storage/sqlite-driver.js';
 import pg from 'pg';
 import { Pool } from 'undici';
+import { freePort } from '../free-port.mjs';
 import { createBenchDatabase } from '../pg-database.mjs';
 import { inColumnOrder } from '../../packages/server/dist/storage/tables/sql-text.js';
 import { USAGE_EVENT_COLUMNS } from '../../packages/server/dist/storage/tables/usage-events.js';
@@ -117,14 +117,6 @@ function startServer(env) {
   return { child, tail: () => tail };
 }
 
-async function freePort() {
-  const server = createServer();
-  await new Promise((ok, fail) => server.once('error', fail).listen(0, '127.0.0.1', ok));
-  const { port } = server.address();
-  await new Promise((ok) => server.close(ok));
-  return port;
-}
-
 async function waitReady(server, url) {
   for (let i = 0; i < 300; i++) {
     if (server.child.exitCode !== null) throw new Error(`server exited:\n${server.tail()}`);
@@ -149,6 +141,13 @@ function cli(env, ...cliArgs) {
   });
   if (r.status !== 0) throw new Error(`presence ${cliArgs.join(' ')} failed: ${r.stderr || r.error}`);
   return r.stdout;
+}
+
+/** `presence tenant create` for the bench's relying party: the new tenant's id and API key. */
+function createTenant(env, name) {
+  const relyingParty = ['--rp-id', 'app.example', '--origin', 'https://app.example'];
+  const out = cli(env, 'tenant', 'create', '--name', name, ...relyingParty, '--json');
+  return JSON.parse(out.trim().split('\n').pop());
 }
 
 // ---------------------------------------------------------------- seeding, per dialect
@@ -326,23 +325,7 @@ async function benchDatabase(dialect) {
     target = env.DATABASE_URL = database.url;
   }
   cli(env, 'migrate');
-  const { tenantId, apiKey } = JSON.parse(
-    cli(
-      env,
-      'tenant',
-      'create',
-      '--name',
-      'bench',
-      '--rp-id',
-      'app.example',
-      '--origin',
-      'https://app.example',
-      '--json',
-    )
-      .trim()
-      .split('\n')
-      .pop(),
-  );
+  const { tenantId, apiKey } = createTenant(env, 'bench');
   const sql = await openSql(dialect, target);
   cleanups.push(() => sql.close());
   await seed(sql, dialect, tenantId);
@@ -427,27 +410,7 @@ async function benchDatabase(dialect) {
     ),
   };
   // The write path: every creation upserts its tenant's rollup rows, which stay locked until commit.
-  const tenantKeys = Array.from(
-    { length: 16 },
-    (_, i) =>
-      JSON.parse(
-        cli(
-          env,
-          'tenant',
-          'create',
-          '--name',
-          `w${i}`,
-          '--rp-id',
-          'app.example',
-          '--origin',
-          'https://app.example',
-          '--json',
-        )
-          .trim()
-          .split('\n')
-          .pop(),
-      ).apiKey,
-  );
+  const tenantKeys = Array.from({ length: 16 }, (_, i) => createTenant(env, `w${i}`).apiKey);
   const writes = {
     'one tenant, 16 connections': await createRate(origin, [apiKey], 16, 5),
     '16 tenants, 1 connection each': await createRate(origin, tenantKeys, 1, 5),

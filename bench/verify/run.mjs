@@ -36,12 +36,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { freePort } from '../free-port.mjs';
 import { createBenchDatabase } from '../pg-database.mjs';
 import { combineRuns, runLoad } from './load.mjs';
 import { capCpu, pinCpu } from './cpu-quota.mjs';
@@ -160,14 +160,6 @@ async function stopChild(child, graceMs = 10_000) {
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   await child.exited;
   clearTimeout(timer);
-}
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((ok, fail) => server.once('error', fail).listen(0, '127.0.0.1', ok));
-  const { port } = server.address();
-  await new Promise((ok) => server.close(ok));
-  return port;
 }
 
 async function waitReady(child, url, timeoutMs = 30_000) {

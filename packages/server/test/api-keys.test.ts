@@ -15,44 +15,32 @@ const KEY_FORMAT = /^presence_[0-9A-Za-z]{49}$/;
 describeEachDialect('API keys', (dialect) => {
   const s = useTestService(dialect);
   const keyCount = async () => (await s.testStore.rows('api_keys')).length;
+  /** POST /v1/keys as `by`: a key named `name` holding `scopes`. */
+  const createKey = (name: string, scopes: string[], by: string) =>
+    s.request('POST', '/v1/keys', { name, scopes }, by);
 
   it('lets a key grant only the scopes it holds itself', async () => {
     const manager = await s.keyWith(['keys:manage', 'receipts:read']);
     const before = await keyCount();
-    const wider = await s.request(
-      'POST',
-      '/v1/keys',
-      { name: 'wider', scopes: ['receipts:read', 'presence:verify'] },
-      manager,
-    );
+    const wider = await createKey('wider', ['receipts:read', 'presence:verify'], manager);
     expect(wider.status).toBe(403);
     expect(wider.json).toMatchObject({ code: 'forbidden', errors: [{ field: 'body/scopes' }] });
     expect(wider.json.detail).toContain('presence:verify');
     expect(await keyCount()).toBe(before);
 
-    const narrower = await s.request(
-      'POST',
-      '/v1/keys',
-      { name: 'reader', scopes: ['receipts:read'] },
-      manager,
-    );
+    const narrower = await createKey('reader', ['receipts:read'], manager);
     expect(narrower.status).toBe(201);
     expect(narrower.json.key.scopes).toEqual(['receipts:read']);
-    const same = await s.request(
-      'POST',
-      '/v1/keys',
-      { name: 'peer', scopes: ['keys:manage', 'receipts:read'] },
-      manager,
-    );
+    const same = await createKey('peer', ['keys:manage', 'receipts:read'], manager);
     expect(same.status).toBe(201);
   });
 
   it('mints a full-scope key only for a key that holds every scope', async () => {
     const allButOne = await s.keyWith(SCOPES.filter((scope) => scope !== 'billing:read'));
-    const refused = await s.request('POST', '/v1/keys', { name: 'root', scopes: [...SCOPES] }, allButOne);
+    const refused = await createKey('root', [...SCOPES], allButOne);
     expect(refused.status).toBe(403);
     expect(refused.json.detail).toContain('billing:read');
-    const minted = await s.request('POST', '/v1/keys', { name: 'root', scopes: [...SCOPES] }, s.apiKey);
+    const minted = await createKey('root', [...SCOPES], s.apiKey);
     expect(minted.status).toBe(201);
     expect(minted.json.key.scopes).toEqual([...SCOPES]);
   });

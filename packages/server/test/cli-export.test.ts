@@ -35,8 +35,7 @@ describeEachDialect('presence export against the service', (dialect) => {
   const to = new Date(Date.now() + 3600_000).toISOString();
 
   beforeAll(async () => {
-    await s.composed.app.listen({ port: 0, host: '127.0.0.1' });
-    url = `http://127.0.0.1:${(s.composed.app.server.address() as AddressInfo).port}`;
+    url = await s.listen();
     dir = mkdtempSync(join(tmpdir(), 'presence-export-'));
     const { authenticator } = await s.enroll('export-user');
     for (let i = 0; i < 3; i++) {

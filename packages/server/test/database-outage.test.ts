@@ -8,20 +8,12 @@
  * when they start failing and one when they recover; everything recovers with no restart.
  * Prints requests during the outage and the recovery time for docs/operations.md.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from '../src/storage/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgAvailable, testDatabaseUrl } from '../src/storage/testing.js';
-import {
-  createTenantWithCli,
-  createTestDatabase,
-  type ServerProcess,
-  serviceBuilt,
-  startServerProcess,
-} from './support/server-process.js';
+import { type ServerProcess, serviceBuilt } from './support/server-process.js';
+import { useServerProcesses, type ServerProcesses } from './support/server-processes.js';
 import { SoftAuthenticator } from './support/soft-authenticator.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { startVerifyLoad, type Outcome } from './support/verify-load.js';
@@ -36,17 +28,14 @@ interface Instance {
   authenticator: SoftAuthenticator;
 }
 
-async function startInstance(
-  env: Record<string, string>,
-  adminEnv: Record<string, string>,
-): Promise<Instance> {
-  const created = createTenantWithCli('outage', adminEnv);
-  const server = await startServerProcess({ ...env, LOG_LEVEL: 'info' });
+/** One more process of the group (at LOG_LEVEL info, `extra` added), with alice enrolled on it. */
+async function startInstance(group: ServerProcesses, extra: Record<string, string> = {}): Promise<Instance> {
+  const server = await group.start({ LOG_LEVEL: 'info', ...extra });
   const authenticator = new SoftAuthenticator('app.example', 'https://app.example');
   const post = (path: string, body: unknown) =>
     fetch(`${server.url}${path}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${created.apiKey}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${group.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     }).then((r) => r.json() as Promise<any>);
   const options = await post('/v1/presence/credentials/options', { subject: 'alice' });
@@ -55,7 +44,7 @@ async function startInstance(
     credential: authenticator.register({ challenge: options.publicKey.challenge }),
   });
   expect(enrolled.credential).toBeDefined();
-  return { server, apiKey: created.apiKey, authenticator };
+  return { server, apiKey: group.apiKey, authenticator };
 }
 
 /** Every failure must be a 503 service_unavailable problem with Retry-After. */
@@ -71,35 +60,26 @@ function expectOnlyServiceUnavailable(outcomes: Outcome[]): Outcome[] {
 const succeeded = (o: Outcome) => o.step === 'verify' && o.decision === 'PRESENCE_VERIFIED';
 
 describe.skipIf(!pgUp)('PostgreSQL cut off behind a TCP proxy', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'presence-outage-'));
+  // The tenant is made on the database directly; the server reaches it only through the proxy.
+  const group = useServerProcesses('postgres', {
+    name: 'outage',
+    env: { PRESENCE_PG_CONNECT_TIMEOUT_MS: '1000' },
+  });
   let proxy: TcpProxy;
   let instance: Instance;
-  let dropDatabase = async () => {};
 
   beforeAll(async () => {
-    const db = await createTestDatabase('presence_outage');
-    dropDatabase = db.drop;
     const target = new URL(testDatabaseUrl());
     proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const proxied = new URL(db.url);
+    const proxied = new URL(group.env['DATABASE_URL']!);
     proxied.hostname = '127.0.0.1';
     proxied.port = String(proxy.port);
-    const env = {
-      PRESENCE_DATA_DIR: dataDir,
-      PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
-      PRESENCE_PG_CONNECT_TIMEOUT_MS: '1000',
-    };
-    instance = await startInstance(
-      { ...env, DATABASE_URL: proxied.toString() },
-      { ...env, DATABASE_URL: db.url },
-    );
+    instance = await startInstance(group, { DATABASE_URL: proxied.toString() });
   }, 60_000);
 
   afterAll(async () => {
     await instance?.server.stop();
     await proxy?.close();
-    await dropDatabase();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('answers 503 with Retry-After while the database is away and recovers by itself', async () => {
@@ -154,27 +134,20 @@ describe.skipIf(!pgUp)('PostgreSQL cut off behind a TCP proxy', () => {
 });
 
 describe.skipIf(!built)('SQLite write lock held past busy_timeout', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'presence-busy-'));
+  const group = useServerProcesses('sqlite', {
+    name: 'busy',
+    env: { PRESENCE_SQLITE_BUSY_TIMEOUT_MS: '100' },
+  });
   let instance: Instance;
 
   beforeAll(async () => {
-    const env = {
-      PRESENCE_DATA_DIR: dataDir,
-      PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
-      PRESENCE_SQLITE_BUSY_TIMEOUT_MS: '100',
-    };
-    instance = await startInstance(env, env);
+    instance = await startInstance(group);
   }, 60_000);
-
-  afterAll(async () => {
-    await instance?.server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
 
   it('answers 503 with Retry-After while another connection holds the lock, then recovers', async () => {
     const load = startVerifyLoad(() => instance.server.url, instance.apiKey, instance.authenticator, 'alice');
     await sleep(500);
-    const holder = new SqliteDatabase(join(dataDir, 'presence.sqlite'));
+    const holder = new SqliteDatabase(join(group.env['PRESENCE_DATA_DIR']!, 'presence.sqlite'));
     holder.exec('BEGIN IMMEDIATE');
     const lockedAt = Date.now();
     await sleep(2000);

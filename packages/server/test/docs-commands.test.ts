@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { PACK_DATA_FILES, PACK_LOG_FILES } from '@presence/contract';
 import { expect, it } from 'vitest';
 import { webhookHeaders } from '../src/domain/webhooks/sign-webhook.js';
 
@@ -47,15 +48,6 @@ it("docs/evidence.md's manifest example lists every file of a pack", () => {
   const text = docs('evidence.md');
   const example = text.slice(text.indexOf('### `manifest.json`'), text.indexOf('### `manifest.sig.json`'));
   const files = example.slice(example.indexOf('"files"'), example.indexOf('"filters"'));
-  for (const name of [
-    'VERIFY.txt',
-    'receipts.ndjson',
-    'policy.snapshot.json',
-    'trust.snapshot.json',
-    'log/checkpoint.txt',
-    'log/inclusion.ndjson',
-    'log/consistency.json',
-  ])
-    expect(files, name).toContain(name);
+  for (const name of [...PACK_DATA_FILES, ...PACK_LOG_FILES]) expect(files, name).toContain(name);
   expect(text).toMatch(/log key \(`"use": "log"`\) is left out of\s+`trust.snapshot.json`/);
 });

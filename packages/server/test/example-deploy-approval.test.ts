@@ -6,7 +6,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,8 +41,7 @@ describeEachDialect('examples/deploy-approval/deploy.sh', (dialect) => {
   let url = '';
 
   beforeAll(async () => {
-    await s.composed.app.listen({ port: 0, host: '127.0.0.1' });
-    url = `http://127.0.0.1:${(s.composed.app.server.address() as AddressInfo).port}`;
+    url = await s.listen();
     for (const subject of ['alice', 'bob', 'carol'])
       people[subject] = (await s.enroll(subject)).authenticator;
   });

@@ -4,7 +4,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -16,8 +15,7 @@ describe('examples/node-payout', () => {
   const s = useTestService('sqlite');
   let url: string;
   beforeAll(async () => {
-    await s.composed.app.listen({ port: 0, host: '127.0.0.1' });
-    url = `http://127.0.0.1:${(s.composed.app.server.address() as AddressInfo).port}`;
+    url = await s.listen();
   });
 
   it('enrolls, approves and executes one payout, refuses the replay, and its receipt is the stored one', async () => {

@@ -12,21 +12,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, serviceBuilt } from './support/server-process.js';
+import { shellEnv, waitForOutput } from './support/developer-shell.js';
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const RECEIVER = fileURLToPath(new URL('../../../examples/webhook-receiver/receiver.mjs', import.meta.url));
 const children: ChildProcess[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'presence-try-locally-'));
-
-/** The environment of a developer's shell: nothing of ours set. */
-function plainEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !/^(PRESENCE_|DATABASE_URL$|NODE_ENV$|REDIS_URL$|npm_)/i.test(k),
-    ),
-  );
-  return { ...env, ...extra };
-}
 
 /** Starts a process and resolves once its output matches `ready`; `output()` is all of it so far. */
 async function start(args: string[], env: NodeJS.ProcessEnv, ready: RegExp) {
@@ -46,16 +37,6 @@ async function start(args: string[], env: NodeJS.ProcessEnv, ready: RegExp) {
   return { output: () => text };
 }
 
-async function waitFor(read: () => string, pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const match = read().match(pattern);
-    if (match) return match;
-    if (Date.now() > deadline) throw new Error(`no ${pattern} in:\n${read()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 afterAll(async () => {
   await Promise.all(
     children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r).kill('SIGTERM')) : null)),
@@ -72,10 +53,10 @@ describe.skipIf(!serviceBuilt('example-webhook-receiver'))('docs/webhooks.md: tr
     };
     const service = await start(
       [MAIN],
-      plainEnv({ ...env, HOST: '127.0.0.1', PORT: String(port) }),
+      shellEnv({ ...env, HOST: '127.0.0.1', PORT: String(port) }),
       /listening/,
     );
-    const [, apiKey] = await waitFor(service.output, /API key\s+((?:presence|prs)_\S+)/);
+    const [, apiKey] = await waitForOutput(service.output, /API key\s+((?:presence|prs)_\S+)/);
     const api = (path: string, body: unknown) =>
       fetch(`http://127.0.0.1:${port}${path}`, {
         method: 'POST',
@@ -89,12 +70,12 @@ describe.skipIf(!serviceBuilt('example-webhook-receiver'))('docs/webhooks.md: tr
     expect(created.status).toBe(201);
     const receiver = await start(
       [RECEIVER],
-      plainEnv({ PRESENCE_WEBHOOK_SECRET: created.json.secret, PORT: String(receiverPort) }),
+      shellEnv({ PRESENCE_WEBHOOK_SECRET: created.json.secret, PORT: String(receiverPort) }),
       /listening/,
     );
     const sent = await api(`/v1/webhooks/endpoints/${created.json.endpoint.endpointId}/test`, {});
     expect(sent.status).toBe(202);
-    const [line] = await waitFor(receiver.output, /verified webhook\.test (dlv_\S+)/);
+    const [line] = await waitForOutput(receiver.output, /verified webhook\.test (dlv_\S+)/);
     expect(line).toContain(sent.json.delivery.deliveryId);
     expect(receiver.output()).not.toMatch(/refused/);
   }, 60_000);

@@ -6,6 +6,7 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyPack, verifyReceipt } from '@presence/sdk/node';
+import { PACK_DATA_FILES, PACK_LOG_FILES } from '@presence/contract';
 import { beforeAll, expect, it } from 'vitest';
 import {
   DEFAULT_ROTATION_LEAD_MS,
@@ -43,13 +44,8 @@ describeEachDialect('export pack', (dialect) => {
     expect(report).toMatchObject({ valid: true, exportId, tenantId: s.tenantId, receipts: 45 });
     const files = await unzipPack(res.zip);
     expect([...files.keys()]).toEqual([
-      'VERIFY.txt',
-      'receipts.ndjson',
-      'policy.snapshot.json',
-      'trust.snapshot.json',
-      'log/checkpoint.txt',
-      'log/inclusion.ndjson',
-      'log/consistency.json',
+      ...PACK_DATA_FILES,
+      ...PACK_LOG_FILES,
       'manifest.json',
       'manifest.sig.json',
     ]);

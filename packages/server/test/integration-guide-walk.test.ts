@@ -19,6 +19,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chromiumMissing, launchChromium, openWithAuthenticator } from './browser/browser-harness.js';
 import { freePort, serviceBuilt } from './support/server-process.js';
+import { shellEnv, waitForOutput } from './support/developer-shell.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -35,16 +36,6 @@ function firstHourBlocks(markdown: string): Map<string, string> {
   return blocks;
 }
 
-/** A developer's shell: nothing of ours set (npm test's npm_* settings must not reach their npm). */
-function shellEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !/^(PRESENCE_|DATABASE_URL$|NODE_ENV$|REDIS_URL$|PORT$|HOST$|npm_)/i.test(k),
-    ),
-  );
-  return { ...env, ...extra };
-}
-
 /** Starts `node args…` in `cwd`; `output()` is everything it printed so far. */
 function start(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
   const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -53,16 +44,6 @@ function start(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
   child.stdout!.on('data', (d: Buffer) => (text += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (text += d.toString()));
   return { child, output: () => text };
-}
-
-async function waitFor(read: () => string, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const match = read().match(pattern);
-    if (match) return match;
-    if (Date.now() > deadline) throw new Error(`no ${pattern} in:\n${read()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 afterAll(async () => {
@@ -95,12 +76,12 @@ describe.skipIf(!serviceBuilt('integration-guide-walk') || chromiumMissing())(
         ROOT,
         shellEnv({ PORT: String(await freePort()), PRESENCE_DATA_DIR: join(dir, 'data') }),
       );
-      const [, serviceOrigin] = await waitFor(
+      const [, serviceOrigin] = await waitForOutput(
         service.output,
         /Presence is running at (http:\/\/localhost:\d+)/,
         60_000,
       );
-      const [, apiKey] = await waitFor(service.output, /API key\s+(presence_\S+)/);
+      const [, apiKey] = await waitForOutput(service.output, /API key\s+(presence_\S+)/);
       const app = join(dir, 'payouts');
       mkdirSync(app);
       const appPort = await freePort();
@@ -143,7 +124,7 @@ describe.skipIf(!serviceBuilt('integration-guide-walk') || chromiumMissing())(
         PORT: String(appPort),
         PRESENCE_WEBHOOK_SECRET: secret!,
       });
-      await waitFor(running.output, /listening on/);
+      await waitForOutput(running.output, /listening on/);
       browser = await launchChromium();
       const { page, log } = await openWithAuthenticator(browser);
       await page.goto(`${appOrigin}/`);
@@ -163,7 +144,10 @@ describe.skipIf(!serviceBuilt('integration-guide-walk') || chromiumMissing())(
       expect(running.output()).toMatch(new RegExp(`payout po_\\d+ executed, receipt ${receiptId}`));
 
       // The service's worker delivers receipt.created; the app checks its signature with the SDK.
-      await waitFor(running.output, new RegExp(`webhook receipt\\.created ${receiptId} signature verified`));
+      await waitForOutput(
+        running.output,
+        new RegExp(`webhook receipt\\.created ${receiptId} signature verified`),
+      );
       const forged = await fetch(`${appOrigin}/webhooks`, {
         method: 'POST',
         headers: {
@@ -175,7 +159,7 @@ describe.skipIf(!serviceBuilt('integration-guide-walk') || chromiumMissing())(
         body: '{"type":"receipt.created"}',
       });
       expect(forged.status).toBe(400);
-      await waitFor(running.output, /webhook refused: .*signature/i);
+      await waitForOutput(running.output, /webhook refused: .*signature/i);
 
       // 5. Offline: the receipt with verifyReceipt and keys.json, the day's pack with presence-verify.
       const checked = await sh('check.sh', { RECEIPT_ID: receiptId! });

@@ -5,36 +5,17 @@
  * Runs the built service, so `npm test` builds first.
  */
 import { describe, expect, it } from 'vitest';
-import { pgAvailable } from '../src/storage/testing.js';
-import { type ServerProcess, serviceBuilt } from './support/server-process.js';
-import { useServerProcesses } from './support/server-processes.js';
+import type { ServerProcess } from './support/server-process.js';
+import { processDialects, useServerProcesses } from './support/server-processes.js';
 
-const built = serviceBuilt('multi-process key rotation');
-const pgUp = built && (await pgAvailable());
-
-const setups = [
-  { name: 'postgres', enabled: pgUp },
-  { name: 'sqlite', enabled: built },
-] as const;
-
-for (const setup of setups) {
+for (const setup of await processDialects('multi-process key rotation')) {
   describe.skipIf(!setup.enabled)(`key rotation on two server processes, one ${setup.name} database`, () => {
     const group = useServerProcesses(setup.name, {
       name: 'rotate',
       processes: 2,
     });
 
-    const call = async (server: ServerProcess, method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server.url}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${group.apiKey}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return { status: res.status, json: (await res.json()) as any };
-    };
+    const call = (...args: Parameters<typeof group.request>) => group.request(...args);
 
     it('lets exactly one of many concurrent rotations of a key succeed', async () => {
       const [a, b] = group.servers as [ServerProcess, ServerProcess];

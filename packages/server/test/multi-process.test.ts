@@ -6,22 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import { computeActionHashSync as computeActionHash } from '@presence/sdk/node';
 import { describe, expect, it } from 'vitest';
-import { pgAvailable } from '../src/storage/testing.js';
-import { type ServerProcess, serviceBuilt } from './support/server-process.js';
-import { useServerProcesses } from './support/server-processes.js';
+import type { ServerProcess } from './support/server-process.js';
+import { processDialects, useServerProcesses } from './support/server-processes.js';
 import { sample } from './support/metrics-text.js';
 import { SoftAuthenticator } from './support/soft-authenticator.js';
 
-const built = serviceBuilt('multi-process tests');
 const METRICS_TOKEN = randomBytes(24).toString('base64url');
-const pgUp = built && (await pgAvailable());
 
-const setups = [
-  { name: 'postgres', enabled: pgUp },
-  { name: 'sqlite', enabled: built },
-] as const;
-
-for (const setup of setups) {
+for (const setup of await processDialects('multi-process tests')) {
   describe.skipIf(!setup.enabled)(`two server processes on one ${setup.name} database`, () => {
     const group = useServerProcesses(setup.name, {
       name: 'mp',
@@ -29,14 +21,8 @@ for (const setup of setups) {
       processes: 2,
     });
 
-    const call = async (server: ServerProcess, path: string, body: unknown) => {
-      const res = await fetch(`${server.url}${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${group.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      return { status: res.status, json: (await res.json()) as any };
-    };
+    const call = (server: ServerProcess, path: string, body: unknown) =>
+      group.request(server, 'POST', path, body);
 
     it('gives every challenge exactly one decision and one receipt, and counts the settles', async () => {
       const [a, b] = group.servers as [ServerProcess, ServerProcess];

@@ -6,7 +6,6 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,8 +31,7 @@ describeEachDialect('presence-verify --since on a pack without logSince', (diale
   beforeAll(async () => {
     s = await startTestService(dialect);
     const { authenticator } = await s.enroll('auditor-case');
-    await s.composed.app.listen({ port: 0, host: '127.0.0.1' });
-    url = `http://127.0.0.1:${(s.composed.app.server.address() as AddressInfo).port}`;
+    url = await s.listen();
     dir = mkdtempSync(join(tmpdir(), 'presence-since-'));
     await seedReceipts(s.composed.deps, s.tenantId, authenticator, 5, { issuedAt: (i) => BASE + i });
     await integrateNow(s);

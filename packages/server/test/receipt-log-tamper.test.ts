@@ -12,7 +12,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AddressInfo } from 'node:net';
 import { formatCheckpointBody, loadOrCreateWitnessKey, verifyPack, witnessOnce } from '@presence/sdk/node';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { loadLogSigner, logOrigin } from '../src/domain/receipt-log/log-signer.js';
@@ -41,8 +40,7 @@ describeEachDialect('receipt log under attack', (dialect) => {
   beforeAll(async () => {
     s = await startTestService(dialect);
     ({ authenticator: alice } = await s.enroll('alice'));
-    await s.composed.app.listen({ port: 0, host: '127.0.0.1' });
-    url = `http://127.0.0.1:${(s.composed.app.server.address() as AddressInfo).port}`;
+    url = await s.listen();
     dir = mkdtempSync(join(tmpdir(), 'presence-witness-'));
     attacker = await attackLog(s);
   });

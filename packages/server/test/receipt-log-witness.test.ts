@@ -6,7 +6,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import {
   loadOrCreateWitnessKey,
   openCheckpoint,
@@ -36,8 +35,7 @@ describeEachDialect('receipt log witness', (dialect) => {
   beforeAll(async () => {
     s = await startTestService(dialect);
     ({ authenticator: alice } = await s.enroll('alice'));
-    await s.composed.app.listen({ port: 0, host: '127.0.0.1' });
-    url = `http://127.0.0.1:${(s.composed.app.server.address() as AddressInfo).port}`;
+    url = await s.listen();
     dir = mkdtempSync(join(tmpdir(), 'presence-witness-'));
   });
   afterAll(async () => {

@@ -6,21 +6,12 @@
  * Counts: zero failed requests, every receipt stored, one receipt.created event per receipt, and
  * every event delivered to the tenant's webhook receiver.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgAvailable } from '../src/storage/testing.js';
 import { startReadyBalancer, type ReadyBalancer } from './support/ready-balancer.js';
-import {
-  createTenantWithCli,
-  createTestDatabase,
-  type ServerProcess,
-  serviceBuilt,
-  startServerProcess,
-} from './support/server-process.js';
+import { type ServerProcess, serviceBuilt } from './support/server-process.js';
+import { useServerProcesses } from './support/server-processes.js';
 import { SoftAuthenticator } from './support/soft-authenticator.js';
 import { startVerifyLoad } from './support/verify-load.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
@@ -30,25 +21,24 @@ const pgUp = built && (await pgAvailable());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(!pgUp)('rolling restart of two instances on PostgreSQL', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'presence-rolling-'));
-  const env: Record<string, string> = {
-    PRESENCE_DATA_DIR: dataDir,
-    PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
-    PRESENCE_WEBHOOK_ALLOW_NETS: '127.0.0.0/8',
-    PRESENCE_SHUTDOWN_DELAY_MS: '500',
-    PRESENCE_SHUTDOWN_DRAIN_MS: '10000',
-    LOG_LEVEL: 'info',
-  };
+  const group = useServerProcesses('postgres', {
+    name: 'rolling',
+    env: {
+      PRESENCE_WEBHOOK_ALLOW_NETS: '127.0.0.0/8',
+      PRESENCE_SHUTDOWN_DELAY_MS: '500',
+      PRESENCE_SHUTDOWN_DRAIN_MS: '10000',
+      LOG_LEVEL: 'info',
+    },
+    processes: 2,
+  });
   let balancer: ReadyBalancer;
   let receiver: WebhookReceiver;
   let instances: ServerProcess[] = [];
-  let apiKey = '';
-  let dropDatabase = async () => {};
 
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${balancer.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${group.apiKey}`, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return { status: res.status, json: (await res.json()) as any };
@@ -61,25 +51,18 @@ describe.skipIf(!pgUp)('rolling restart of two instances on PostgreSQL', () => {
   };
 
   beforeAll(async () => {
-    const db = await createTestDatabase('presence_rolling');
-    env.DATABASE_URL = db.url;
-    dropDatabase = db.drop;
-    const created = createTenantWithCli('r', env);
-    apiKey = created.apiKey;
     // Slow answers keep webhook attempts in flight when SIGTERM arrives.
     receiver = await startWebhookReceiver(() => ({ status: 200, delayMs: 150 }));
     balancer = await startReadyBalancer();
-    instances = [await startServerProcess(env), await startServerProcess(env)];
+    instances = [...group.servers];
     for (const i of instances) balancer.add(i.url);
     await untilReady(instances[0]!.url);
   }, 60_000);
 
+  // The group stops the instances and drops the database after these close.
   afterAll(async () => {
-    await Promise.all(instances.map((s) => s.stop()));
     await balancer?.close();
     await receiver?.close();
-    await dropDatabase();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('restarts both instances with no failed request and nothing lost', async () => {
@@ -96,7 +79,7 @@ describe.skipIf(!pgUp)('rolling restart of two instances on PostgreSQL', () => {
     });
     expect(enrolled.status).toBe(201);
 
-    const load = startVerifyLoad(() => balancer.url, apiKey, authenticator, 'alice', 10);
+    const load = startVerifyLoad(() => balancer.url, group.apiKey, authenticator, 'alice', 10);
     await sleep(1000);
     const restartStarted = Date.now();
     const stopped: { code: number | null; output: string }[] = [];
@@ -106,7 +89,7 @@ describe.skipIf(!pgUp)('rolling restart of two instances on PostgreSQL', () => {
       stopped.push({ code, output: old.output() });
       balancer.remove(old.url);
       const startedAt = Date.now();
-      const fresh = await startServerProcess(env);
+      const fresh = await group.start();
       console.log(`instance ${n} restarted in ${Date.now() - startedAt} ms`);
       instances[n] = fresh;
       balancer.add(fresh.url);
@@ -128,7 +111,7 @@ describe.skipIf(!pgUp)('rolling restart of two instances on PostgreSQL', () => {
     const receipts = load.outcomes.filter((o) => o.decision === 'PRESENCE_VERIFIED').map((o) => o.receiptId!);
     expect(receipts.length).toBeGreaterThan(20);
 
-    const client = new pg.Client({ connectionString: env.DATABASE_URL });
+    const client = new pg.Client({ connectionString: group.env['DATABASE_URL'] });
     await client.connect();
     try {
       const stored = await client.query('select id from receipts');

@@ -2,7 +2,6 @@
  * The SDK's approval and enrollment-link methods against a real service over real HTTP, on both
  * databases: create, wait (long poll) while approvers decide on the hosted page, get, list, cancel.
  */
-import type { AddressInfo } from 'node:net';
 import {
   computeActionHash,
   createPresenceClient,
@@ -21,8 +20,7 @@ describeEachDialect('@presence/sdk approvals', (dialect) => {
   const s = useTestService(dialect, { env });
   let client: PresenceClient;
   beforeAll(async () => {
-    await s.composed.app.listen({ port: 0, host: '127.0.0.1' });
-    const baseUrl = `http://127.0.0.1:${(s.composed.app.server.address() as AddressInfo).port}`;
+    const baseUrl = await s.listen();
     client = createPresenceClient({ baseUrl, apiKey: s.apiKey, retryBaseDelayMs: 5 });
   });
 

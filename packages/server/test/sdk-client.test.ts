@@ -3,7 +3,6 @@
  * databases: the whole caller flow, errors as the service sends them, auto-pagination, and the
  * proof that a create whose response is lost on the wire is retried without doubling.
  */
-import type { AddressInfo } from 'node:net';
 import {
   computeActionHash,
   createPresenceClient,
@@ -45,8 +44,7 @@ describeEachDialect('@presence/sdk client against the service', (dialect) => {
   let baseUrl: string;
   let client: PresenceClient;
   beforeAll(async () => {
-    await s.composed.app.listen({ port: 0, host: '127.0.0.1' });
-    baseUrl = `http://127.0.0.1:${(s.composed.app.server.address() as AddressInfo).port}`;
+    baseUrl = await s.listen();
     client = createPresenceClient({ baseUrl, apiKey: s.apiKey, retryBaseDelayMs: 5 });
   });
 

@@ -7,25 +7,13 @@
  * whole run takes a few seconds per database.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { computeActionHashSync, verifyPack, verifyReceipt } from '@presence/sdk/node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgAvailable } from '../src/storage/testing.js';
-import {
-  createTenantWithCli,
-  createTestDatabase,
-  type ServerProcess,
-  serviceBuilt,
-  startServerProcess,
-} from './support/server-process.js';
+import { describe, expect, it } from 'vitest';
+import type { ServerProcess } from './support/server-process.js';
+import { processDialects, useServerProcesses } from './support/server-processes.js';
 import { SoftAuthenticator } from './support/soft-authenticator.js';
 
-const built = serviceBuilt('signing-key rotation tests');
-const pgUp = built && (await pgAvailable());
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const REFRESH_MS = 500;
 const LEAD_SECONDS = 2;
@@ -49,43 +37,21 @@ function cliAsync(args: string[], env: Record<string, string>): Promise<string> 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-for (const setup of [
-  { name: 'postgres', enabled: pgUp },
-  { name: 'sqlite', enabled: built },
-] as const) {
+for (const setup of await processDialects('signing-key rotation tests')) {
   describe.skipIf(!setup.enabled)(`signing-key rotation under load (${setup.name})`, () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'presence-rotation-'));
-    const env: Record<string, string> = {
-      PRESENCE_DATA_DIR: dataDir,
-      PRESENCE_MASTER_KEY: randomBytes(32).toString('base64url'),
-      PRESENCE_SIGNING_KEY_REFRESH_MS: String(REFRESH_MS),
-      PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
-    };
-    const servers: ServerProcess[] = [];
-    let dropDatabase = async () => {};
-    let apiKey = '';
-
-    beforeAll(async () => {
-      if (setup.name === 'postgres') {
-        const db = await createTestDatabase('presence_rot');
-        env.DATABASE_URL = db.url;
-        dropDatabase = db.drop;
-      }
-      apiKey = createTenantWithCli('rot', env).apiKey;
-      // One at a time, each kept as soon as it runs, so afterAll stops whatever started.
-      for (let i = 0; i < 2; i++) servers.push(await startServerProcess(env));
-    }, 60_000);
-
-    afterAll(async () => {
-      await Promise.all(servers.map((s) => s.stop()));
-      await dropDatabase();
-      rmSync(dataDir, { recursive: true, force: true });
+    const group = useServerProcesses(setup.name, {
+      name: 'rot',
+      env: {
+        PRESENCE_SIGNING_KEY_REFRESH_MS: String(REFRESH_MS),
+        PRESENCE_RATE_LIMIT_PER_MINUTE: '0',
+      },
+      processes: 2,
     });
 
     const call = async (server: ServerProcess, method: string, path: string, body?: unknown) => {
       const res = await fetch(`${server.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${group.apiKey}`, 'content-type': 'application/json' },
         body: body === undefined ? null : JSON.stringify(body),
       });
       const type = res.headers.get('content-type') ?? '';
@@ -94,7 +60,7 @@ for (const setup of [
     };
 
     it('loses nothing: every receipt verifies online and offline, and keys.json shows each key first', async () => {
-      const [a, b] = servers as [ServerProcess, ServerProcess];
+      const [a, b] = group.servers as [ServerProcess, ServerProcess];
       const authenticators: SoftAuthenticator[] = [];
       for (let w = 0; w < WORKERS; w++) {
         const authenticator = new SoftAuthenticator('app.example', 'https://app.example');
@@ -162,7 +128,7 @@ for (const setup of [
             `${OVERLAP_SECONDS}`,
             '--json',
           ],
-          env,
+          group.env,
         ),
       );
       const oldEnds = Date.parse(rotation.ending[0].notAfter);
@@ -204,7 +170,7 @@ for (const setup of [
       const to = new Date(Date.now() + 1000).toISOString();
       for (const server of [a, b]) {
         const res = await fetch(`${server.url}/v1/presence/receipts/export?from=${from}&to=${to}`, {
-          headers: { authorization: `Bearer ${apiKey}` },
+          headers: { authorization: `Bearer ${group.apiKey}` },
         });
         expect(res.status).toBe(200);
         const report = await verifyPack(new Uint8Array(await res.arrayBuffer()), { keys: published });

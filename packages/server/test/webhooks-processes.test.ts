@@ -5,16 +5,12 @@
  * delivers it after the lease. Needs `npx tsc -b packages/server` (npm test builds first).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { pgAvailable } from '../src/storage/testing.js';
-import { type ServerProcess, serviceBuilt } from './support/server-process.js';
-import { useServerProcesses } from './support/server-processes.js';
+import type { ServerProcess } from './support/server-process.js';
+import { processDialects, useServerProcesses } from './support/server-processes.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
-const built = serviceBuilt('webhook process tests');
-const pgUp = built && (await pgAvailable());
-
-for (const dialect of ['postgres', 'sqlite'] as const) {
-  describe.skipIf(dialect === 'postgres' ? !pgUp : !built)(`webhook worker processes on ${dialect}`, () => {
+for (const { name: dialect, enabled } of await processDialects('webhook process tests')) {
+  describe.skipIf(!enabled)(`webhook worker processes on ${dialect}`, () => {
     const group = useServerProcesses(dialect, {
       name: 'wh',
       env: {
@@ -28,17 +24,8 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       await Promise.all(receivers.map((r) => r.close()));
     });
     const start = () => group.start();
-    const call = async (server: ServerProcess, method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server.url}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${group.apiKey}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return (await res.json()) as any;
-    };
+    const call = async (server: ServerProcess, method: string, path: string, body?: unknown) =>
+      (await group.request(server, method, path, body)).json;
     const endpointFor = async (server: ServerProcess, url: string) =>
       (await call(server, 'POST', '/v1/webhooks/endpoints', { url, events: ['receipt.created'] })).endpoint
         .id as string;

@@ -23,10 +23,39 @@ export interface CeremonyOverrides {
 
 const b64u = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest();
+const raw = (text: string | undefined) => new Uint8Array(Buffer.from(text ?? '', 'base64url'));
+
+/** The credential key types a software authenticator can hold: the three the default policy allows. */
+export type SoftwareKeyAlgorithm = 'ES256' | 'EdDSA' | 'RS256';
+
+/** A COSE_Key (RFC 9052 §7): kty (label 1), alg (label 3), then the key type's own parameters. */
+const coseKey = (kty: number, alg: number, ...params: [number, CBORType][]) =>
+  new Map<number, CBORType>([[1, kty], [3, alg], ...params]);
+
+/** A fresh credential key pair of `algorithm` and its public key as a COSE_Key. */
+function credentialKey(algorithm: SoftwareKeyAlgorithm): {
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+  cose: Map<number, CBORType>;
+} {
+  if (algorithm === 'EdDSA') {
+    const pair = generateKeyPairSync('ed25519');
+    const { x } = pair.publicKey.export({ format: 'jwk' });
+    return { ...pair, cose: coseKey(1 /* OKP */, -8, [-1, 6 /* Ed25519 */], [-2, raw(x)]) };
+  }
+  if (algorithm === 'RS256') {
+    const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const { n, e } = pair.publicKey.export({ format: 'jwk' });
+    return { ...pair, cose: coseKey(3 /* RSA */, -257, [-1, raw(n)], [-2, raw(e)]) };
+  }
+  const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { x, y } = pair.publicKey.export({ format: 'jwk' });
+  return { ...pair, cose: coseKey(2 /* EC2 */, -7, [-1, 1 /* P-256 */], [-2, raw(x)], [-3, raw(y)]) };
+}
 
 /**
- * A software WebAuthn authenticator FOR TESTS AND EXAMPLES: a real P-256 key, a `none`
- * attestation, real signatures, and exactly the JSON a browser's `navigator.credentials`
+ * A software WebAuthn authenticator FOR TESTS AND EXAMPLES: a real key (P-256, or Ed25519 or
+ * RSA 2048 when `algorithm` says so), a `none` attestation, real signatures, and exactly the JSON a browser's `navigator.credentials`
  * (via @simplewebauthn/browser) hands to your backend. It reports user presence and user
  * verification because you tell it to; a real authenticator does so only after the person did
  * both. Never use it to approve real actions.
@@ -34,29 +63,22 @@ const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).
 export class SoftwareAuthenticator {
   readonly rpId: string;
   readonly origin: string;
+  readonly algorithm: SoftwareKeyAlgorithm;
   readonly credentialId = randomBytes(32);
   readonly coseKey: Uint8Array;
   readonly publicKey: KeyObject;
   signCount = 0;
   readonly #privateKey: KeyObject;
 
-  constructor(options: { rpId: string; origin: string }) {
+  /** `algorithm`: the credential key's type, ES256 (P-256) unless given. */
+  constructor(options: { rpId: string; origin: string; algorithm?: SoftwareKeyAlgorithm }) {
     this.rpId = options.rpId;
     this.origin = options.origin;
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    this.algorithm = options.algorithm ?? 'ES256';
+    const { privateKey, publicKey, cose } = credentialKey(this.algorithm);
     this.#privateKey = privateKey;
     this.publicKey = publicKey;
-    const { x, y } = publicKey.export({ format: 'jwk' });
-    // COSE_Key: kty EC2 (2), alg ES256 (-7), crv P-256 (1), x, y.
-    this.coseKey = encodeCBOR(
-      new Map<number, CBORType>([
-        [1, 2],
-        [3, -7],
-        [-1, 1],
-        [-2, new Uint8Array(Buffer.from(x ?? '', 'base64url'))],
-        [-3, new Uint8Array(Buffer.from(y ?? '', 'base64url'))],
-      ]),
-    );
+    this.coseKey = encodeCBOR(cose);
   }
 
   /** The credential id, base64url. */
@@ -113,7 +135,6 @@ export class SoftwareAuthenticator {
       counter,
       extensions,
     ]);
-    const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), this.#privateKey);
     const response: {
       clientDataJSON: string;
       authenticatorData: string;
@@ -122,11 +143,20 @@ export class SoftwareAuthenticator {
     } = {
       clientDataJSON: b64u(clientDataJSON),
       authenticatorData: b64u(authData),
-      signature: b64u(signature),
+      signature: this.signAssertion(authData, clientDataJSON),
     };
     if (overrides.userHandle !== undefined && overrides.userHandle !== null)
       response.userHandle = overrides.userHandle;
     return { id: this.id, rawId: this.id, type: 'public-key', response, clientExtensionResults: {} };
+  }
+
+  /**
+   * The assertion signature over `authenticatorData || SHA-256(clientDataJSON)` with the credential
+   * key, base64url: for hand-made assertions (other flags, tampered data) that must still verify.
+   */
+  signAssertion(authData: Uint8Array, clientDataJSON: Uint8Array): string {
+    const signed = Buffer.concat([authData, sha256(clientDataJSON)]);
+    return b64u(sign(this.algorithm === 'EdDSA' ? null : 'sha256', signed, this.#privateKey));
   }
 
   #clientData(type: string, challenge: string, o: CeremonyOverrides): Buffer {

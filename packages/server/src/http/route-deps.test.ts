@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Deps } from '../domain/deps.js';
 import { createMetrics } from '../observability/create-metrics.js';
-import { buildApp } from './app.js';
+import { buildApp, type HttpOptions } from './app.js';
 import type { RouteDeps } from './routes/route-deps.js';
 
 const CONSOLE = {
@@ -10,6 +10,22 @@ const CONSOLE = {
   sessionIdleMs: 1000,
   sessionAbsoluteMs: 1000,
 };
+
+type Plugin = NonNullable<HttpOptions['plugins']>[number];
+
+/** The app over `marker` (a stand-in for the domain's deps) with one extra route plugin. */
+function appWith(marker: Deps, plugin: Plugin) {
+  return buildApp(marker, {
+    logger: false,
+    bodyLimitBytes: 1024,
+    trustProxy: false,
+    rateLimits: {},
+    metrics: createMetrics(),
+    cursorKey: Buffer.alloc(32),
+    console: CONSOLE,
+    plugins: [plugin],
+  });
+}
 
 /**
  * Routes reach the domain one way only: `request.deps`. On an idempotent route that is the
@@ -20,19 +36,8 @@ describe('route registration', () => {
   it('hands route files and plugins no domain dependencies to capture', async () => {
     const marker = { store: {}, clock: { now: () => 0 } } as unknown as Deps;
     let seen: RouteDeps | undefined;
-    const app = await buildApp(marker, {
-      logger: false,
-      bodyLimitBytes: 1024,
-      trustProxy: false,
-      rateLimits: {},
-      metrics: createMetrics(),
-      cursorKey: Buffer.alloc(32),
-      console: CONSOLE,
-      plugins: [
-        async (_app, routeDeps) => {
-          seen = routeDeps;
-        },
-      ],
+    const app = await appWith(marker, async (_app, routeDeps) => {
+      seen = routeDeps;
     });
     await app.ready();
     expect(seen).toBeDefined();
@@ -54,22 +59,11 @@ describe('route registration', () => {
   it('gives each request the dependencies through request.deps', async () => {
     const marker = { store: {}, clock: { now: () => 0 } } as unknown as Deps;
     let fromRequest: Deps | undefined;
-    const app = await buildApp(marker, {
-      logger: false,
-      bodyLimitBytes: 1024,
-      trustProxy: false,
-      rateLimits: {},
-      metrics: createMetrics(),
-      cursorKey: Buffer.alloc(32),
-      console: CONSOLE,
-      plugins: [
-        async (api) => {
-          api.get('/probe', { schema: { hide: true } }, async (request) => {
-            fromRequest = request.deps;
-            return {};
-          });
-        },
-      ],
+    const app = await appWith(marker, async (api) => {
+      api.get('/probe', { schema: { hide: true } }, async (request) => {
+        fromRequest = request.deps;
+        return {};
+      });
     });
     expect((await app.inject({ method: 'GET', url: '/probe' })).statusCode).toBe(200);
     expect(fromRequest).toBe(marker);

@@ -6,7 +6,7 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect, useTestStore } from './each-dialect.js';
 import { UniqueViolation } from '../domain/ports.js';
-import type { ChallengeRecord, DeniedSettlement, VerifiedSettlement } from '../domain/presence/ports.js';
+import type { ChallengeRecord } from '../domain/presence/ports.js';
 import type { Store } from '../domain/ports.js';
 import { seedTenant, T0, TestRecords } from './test-records.js';
 import { openTestStore } from './testing.js';
@@ -37,53 +37,14 @@ describeEachDialect(
     }
 
     /** What a verification of `challenge` with `credentialId` (from counter 4 to `signCount`) writes. */
-    function verified(
-      challenge: ChallengeRecord,
-      credentialId: string,
-      signCount: number,
-    ): VerifiedSettlement {
-      const receipt = records.receipt(challenge, { credentialRef: credentialId });
-      const { tenantId } = challenge;
-      return {
-        credentialUse: { id: credentialId, expectedSignCount: 4, signCount, backedUp: false },
-        usedAt: T0 + signCount,
-        receipt,
-        usage: {
-          id: records.id('use'),
-          tenantId,
-          meter: 'presence.verified',
-          quantity: 1,
-          occurredAt: T0 + signCount,
-          sourceId: challenge.id,
-        },
-        event: { id: records.id('evt'), tenantId, type: 'receipt.created', payload: {}, createdAt: T0 },
-      };
-    }
+    const verified = (challenge: ChallengeRecord, credentialId: string, signCount: number) =>
+      records.verified(
+        challenge,
+        { id: credentialId, expectedSignCount: 4, signCount, backedUp: false },
+        T0 + signCount,
+      );
 
-    function denied(challenge: ChallengeRecord, usedAt: number): DeniedSettlement {
-      const { tenantId } = challenge;
-      return {
-        tenantId,
-        challengeId: challenge.id,
-        settlement: {
-          status: 'denied',
-          usedAt,
-          decision: 'SIGNATURE_INVALID',
-          reason: 'x',
-          receiptId: null,
-          credentialRef: null,
-        },
-        usage: {
-          id: records.id('use'),
-          tenantId,
-          meter: 'presence.denied',
-          quantity: 1,
-          occurredAt: T0,
-          sourceId: challenge.id,
-        },
-        event: { id: records.id('evt'), tenantId, type: 'presence.denied', payload: {}, createdAt: T0 },
-      };
-    }
+    const denied = (challenge: ChallengeRecord, usedAt: number) => records.denied(challenge, usedAt);
 
     it('maps unique violations to UniqueViolation with the same constraint name and the driver error as cause', async () => {
       const { tenant, policy } = await seedTenant(db.store, records);

@@ -17,29 +17,8 @@ describeEachDialect(
     const records = new TestRecords();
 
     /** A denial as the verify path writes it (a challenge is settled only there). */
-    function denial(tenantId: string, challengeId: string): DeniedSettlement {
-      return {
-        tenantId,
-        challengeId,
-        settlement: {
-          status: 'denied',
-          usedAt: AT,
-          decision: 'SIGNATURE_INVALID',
-          reason: 'x',
-          receiptId: null,
-          credentialRef: null,
-        },
-        usage: {
-          id: records.id('use'),
-          tenantId,
-          meter: 'presence.denied',
-          quantity: 1,
-          occurredAt: AT,
-          sourceId: challengeId,
-        },
-        event: { id: records.id('evt'), tenantId, type: 'presence.denied', payload: {}, createdAt: AT },
-      };
-    }
+    const denial = (tenantId: string, challengeId: string) =>
+      records.denied({ tenantId, id: challengeId }, AT);
     const settleDenied = (s: DeniedSettlement) =>
       db.store.selfContainedWrites((tx) => tx.presence.settleDenied(s));
 

@@ -4,12 +4,17 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKeyRecord } from '../domain/api-keys/ports.js';
-import type { ChallengeRecord } from '../domain/presence/ports.js';
+import type { OutboxEventRecord } from '../domain/events/ports.js';
+import type { ChallengeRecord, DeniedSettlement, VerifiedSettlement } from '../domain/presence/ports.js';
 import type { CredentialRecord, RegistrationRecord } from '../domain/credentials/ports.js';
 import type { PolicyRecord } from '../domain/policy/ports.js';
 import type { ReceiptRecord, SigningKeyRecord } from '../domain/receipts/ports.js';
 import type { Store } from '../domain/ports.js';
 import type { TenantRecord } from '../domain/tenants/ports.js';
+import type { UsageEventRecord } from '../domain/usage/ports.js';
+
+/** A tenant's row by id (a challenge, a delivery): what a settlement or a usage unit refers to. */
+type TenantRow = { id: string; tenantId: string };
 
 export const T0 = 1_700_000_000_000;
 
@@ -150,6 +155,62 @@ export class TestRecords {
       status: 'active',
       ...o,
     };
+  }
+
+  /** One unit of `meter` used by the source's tenant, caused by `source`, at `occurredAt`. */
+  usage(source: TenantRow, meter: string, occurredAt: number): UsageEventRecord {
+    const { tenantId } = source;
+    return { id: this.id('use'), tenantId, meter, quantity: 1, occurredAt, sourceId: source.id };
+  }
+
+  /**
+   * What a verification of `challenge` at `at` writes (as the verify path does): the credential's
+   * counter moved by `credentialUse`, a receipt by that credential, one presence.verified unit and
+   * the receipt.created event.
+   */
+  verified(
+    challenge: ChallengeRecord,
+    credentialUse: VerifiedSettlement['credentialUse'],
+    at: number,
+  ): VerifiedSettlement {
+    const receipt = this.receipt(challenge, { credentialRef: credentialUse.id, issuedAt: at });
+    return {
+      credentialUse,
+      usedAt: at,
+      receipt,
+      usage: this.usage(challenge, 'presence.verified', at),
+      event: this.#event(challenge, 'receipt.created', { receiptId: receipt.id }, at),
+    };
+  }
+
+  /**
+   * What a SIGNATURE_INVALID denial of `challenge` at `at` writes: the settlement (by
+   * `credentialRef`, none unless given), one presence.denied unit and the presence.denied event
+   * (`event` overrides its fields).
+   */
+  denied(
+    challenge: TenantRow,
+    at: number,
+    o: { credentialRef?: string | null; event?: Partial<OutboxEventRecord> } = {},
+  ): DeniedSettlement {
+    return {
+      tenantId: challenge.tenantId,
+      challengeId: challenge.id,
+      settlement: {
+        status: 'denied',
+        usedAt: at,
+        decision: 'SIGNATURE_INVALID',
+        reason: 'bad signature',
+        receiptId: null,
+        credentialRef: o.credentialRef ?? null,
+      },
+      usage: this.usage(challenge, 'presence.denied', at),
+      event: { ...this.#event(challenge, 'presence.denied', { challengeId: challenge.id }, at), ...o.event },
+    };
+  }
+
+  #event(challenge: TenantRow, type: string, payload: object, createdAt: number): OutboxEventRecord {
+    return { id: this.id('evt'), tenantId: challenge.tenantId, type, payload, createdAt };
   }
 }
 

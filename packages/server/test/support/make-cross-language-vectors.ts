@@ -10,14 +10,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { canonicalJson } from '@presence/sdk';
 import { computeActionHashSync } from '@presence/sdk/node';
+import type { SoftwareKeyAlgorithm } from '@presence/sdk/testing';
 import { newId } from '../../src/domain/ids.js';
 import { newWebhookSecret } from '../../src/domain/webhooks/webhook-secret.js';
+import { approvedReceipt } from './cross-language/approval-evidence.js';
 import { approvalSetVectors } from './cross-language/approval-set-vectors.js';
 import { ACTIONS, CANONICAL_ERRORS, CANONICAL_INPUTS } from './cross-language/canonical-cases.js';
 import { flagVectors, receiptVectors, type ReceiptVector } from './cross-language/receipt-vectors.js';
 import { vectorSigner, type SignedEvidence } from './cross-language/vector-signer.js';
 import { webhookVectors } from './cross-language/webhook-vectors.js';
-import { KeyedAuthenticator, type KeyedAlgorithm } from './keyed-authenticator.js';
 import { SoftAuthenticator } from './soft-authenticator.js';
 import { startVectorsService, type VectorsService } from './cross-language/vectors-service.js';
 
@@ -40,10 +41,8 @@ const OTHER_ACTION = { ...ACTION, amount: '2500.00' };
 async function receiptFor(
   s: VectorsService,
   subject: string,
-  alg: KeyedAlgorithm | 'soft',
-  authenticator = alg === 'soft'
-    ? new SoftAuthenticator(RP_ID, ORIGIN)
-    : new KeyedAuthenticator(alg, RP_ID, ORIGIN),
+  alg: SoftwareKeyAlgorithm,
+  authenticator = new SoftAuthenticator(RP_ID, ORIGIN, alg),
 ): Promise<SignedEvidence> {
   const action = ACTION;
   const options = await s.request('POST', '/v1/presence/credentials/options', { subject });
@@ -53,18 +52,7 @@ async function receiptFor(
     credential,
   });
   if (created.status !== 201) throw new Error(`enroll ${alg}: ${JSON.stringify(created.json)}`);
-  const challenge = await s.request('POST', '/v1/presence/challenge', {
-    actionHashHex: computeActionHashSync(action),
-    subject,
-  });
-  const assertion = authenticator.assert({ challenge: challenge.json.publicKey.challenge });
-  const verified = await s.request('POST', '/v1/presence/verify', {
-    challengeId: challenge.json.challengeId,
-    assertion,
-  });
-  if (verified.json.decision !== 'PRESENCE_VERIFIED')
-    throw new Error(`verify ${alg}: ${JSON.stringify(verified.json)}`);
-  return (await s.request('GET', `/v1/presence/receipts/${verified.json.receiptId}`)).json as SignedEvidence;
+  return approvedReceipt(s, authenticator, subject, action);
 }
 
 function canonicalVectors() {
@@ -92,9 +80,9 @@ try {
       actionHashHex: computeActionHashSync(action),
     })),
   );
-  const eddsa = new KeyedAuthenticator('EdDSA', RP_ID, ORIGIN);
+  const eddsa = new SoftAuthenticator(RP_ID, ORIGIN, 'EdDSA');
   const real = [
-    { name: 'ES256 (P-256) credential', signed: await receiptFor(s, 'executor-es256', 'soft') },
+    { name: 'ES256 (P-256) credential', signed: await receiptFor(s, 'executor-es256', 'ES256') },
     { name: 'EdDSA (Ed25519) credential', signed: await receiptFor(s, 'executor-eddsa', 'EdDSA', eddsa) },
     { name: 'RS256 (RSA 2048) credential', signed: await receiptFor(s, 'executor-rs256', 'RS256') },
   ];
@@ -126,7 +114,7 @@ try {
   const subjects = ['alice', 'alice2', 'bob', 'carol', 'dave', 'ivan'] as const;
   const approvalReceipts = {} as Record<(typeof subjects)[number], SignedEvidence>;
   for (const subject of subjects) {
-    approvalReceipts[subject] = await receiptFor(s, subject === 'alice2' ? 'alice' : subject, 'soft');
+    approvalReceipts[subject] = await receiptFor(s, subject === 'alice2' ? 'alice' : subject, 'ES256');
   }
   const approvalSets = approvalSetVectors({
     signer,

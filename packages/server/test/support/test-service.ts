@@ -3,6 +3,7 @@
  * domain, the real Fastify app (driven with app.inject), one tenant with a full-scope key.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Scope } from '@presence/contract';
@@ -55,6 +56,8 @@ export interface TestService {
     subject: string,
     authenticator?: SoftAuthenticator,
   ): Promise<{ authenticator: SoftAuthenticator; credential: any }>;
+  /** Serves the app over HTTP on a free loopback port (for real clients: SDK, CLI, examples); its base URL. */
+  listen(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -123,6 +126,10 @@ export async function startTestService(
       });
       if (created.status !== 201) throw new Error(`enroll failed: ${JSON.stringify(created.json)}`);
       return { authenticator, credential: created.json.credential };
+    },
+    async listen() {
+      await composed.app.listen({ port: 0, host: '127.0.0.1' });
+      return `http://127.0.0.1:${(composed.app.server.address() as AddressInfo).port}`;
     },
     async close() {
       await composed.app.close();

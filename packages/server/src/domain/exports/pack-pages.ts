@@ -1,4 +1,6 @@
 import type { ReceiptFilter, ReceiptLogPosition } from '../receipts/receipt-log-ports.js';
+import type { Deps } from '../deps.js';
+import type { PackState } from './pack-state.js';
 import type { HeapBudget } from './ports.js';
 
 /** Bytes per chunk handed to the zip: small enough that each one is freed as soon as it is written. */
@@ -12,6 +14,14 @@ export interface EncodedPage {
   /** The seq the next page starts after. */
   lastSeq: number | undefined;
 }
+
+/** A pack file written by walking the pack's receipts in pages of `pageSize` (`pagedFile`). */
+export type ReceiptPagesFile = (
+  deps: Pick<Deps, 'store' | 'heapBudget'>,
+  state: PackState,
+  signal: AbortSignal,
+  pageSize: number,
+) => AsyncGenerator<Buffer>;
 
 /** Where a pack file's walk starts and what bounds it. */
 export interface PageWalk {

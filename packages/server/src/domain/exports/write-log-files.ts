@@ -5,8 +5,7 @@ import { withCosignatures } from '../receipt-log/get-log-checkpoint.js';
 import { consistencyPath, inclusionPath, type NodeReader } from '../receipt-log/merkle-proofs.js';
 import type { LogCheckpointRecord } from '../receipt-log/ports.js';
 import { createLogTreeReader } from '../receipt-log/read-log-tree.js';
-import { PackChunks, pagedFile } from './pack-pages.js';
-import type { PackState } from './pack-state.js';
+import { PackChunks, pagedFile, type ReceiptPagesFile } from './pack-pages.js';
 
 type LogFileDeps = Pick<Deps, 'store' | 'clock' | 'secrets' | 'logOrigin'>;
 
@@ -63,12 +62,7 @@ export async function choosePackLog(
  * and inclusion proof against the pack's checkpoint. Walks the receipts again by seq (the window
  * is fixed), reading tiles through one cache, so memory stays flat and neighbouring proofs are cheap.
  */
-export function writeInclusionLines(
-  deps: Pick<Deps, 'store' | 'heapBudget'>,
-  state: PackState,
-  signal: AbortSignal,
-  pageSize: number,
-): AsyncGenerator<Buffer> {
+export const writeInclusionLines: ReceiptPagesFile = (deps, state, signal, pageSize) => {
   const tenantId = state.record.tenantId;
   const reader = createLogTreeReader(deps.store.receiptLogTree, tenantId);
   // A pack without a log (an empty tenant) has no inclusion lines: no start, no pages.
@@ -90,4 +84,4 @@ export function writeInclusionLines(
     }
     return { chunks: out.finish(), rows: page.length, lastSeq: page.at(-1)?.seq };
   });
-}
+};

@@ -1,20 +1,14 @@
 import type { ChallengeView } from '@presence/contract';
-import type { Deps } from '../deps.js';
 import { toChallengeView } from '../presence/get-challenge.js';
 import type { LoggedReceipt } from '../receipts/receipt-log-ports.js';
-import { PackChunks, pagedFile } from './pack-pages.js';
+import { PackChunks, pagedFile, type ReceiptPagesFile } from './pack-pages.js';
 import { noteReceipt, type PackState } from './pack-state.js';
 
 /**
  * receipts.ndjson, in pages of `pageSize` by seq: one RFC 8785 line per receipt. Memory holds one
  * page; the abort signal stops the database work between pages.
  */
-export function writeReceiptLines(
-  deps: Pick<Deps, 'store' | 'heapBudget'>,
-  state: PackState,
-  signal: AbortSignal,
-  pageSize: number,
-): AsyncGenerator<Buffer> {
+export const writeReceiptLines: ReceiptPagesFile = (deps, state, signal, pageSize) => {
   const tenantId = state.record.tenantId;
   const walk = { filter: state.filter, start: state.start, signal, pageSize, heapBudget: deps.heapBudget };
   return pagedFile(walk, async (filter, position) => {
@@ -23,7 +17,7 @@ export function writeReceiptLines(
     for (const entry of page) writeReceiptLine(out, state, entry);
     return { chunks: out.finish(), rows: page.length, lastSeq: page.at(-1)?.seq };
   });
-}
+};
 
 /**
  * The stored canonical receipt text is embedded as is (never re-serialized), inside an object

@@ -21,15 +21,8 @@ export interface DeniedAttemptRepo {
   ): Promise<DeniedAttemptRecord[]>;
 }
 
-export interface DeniedAttempt {
-  challengeId: string;
-  subject: string | null;
-  purpose: string | null;
-  actionHashHex: string;
-  decision: string;
-  reason: string | null;
-  decidedAt: string;
-}
+/** A denial as the API shows it: the stored record with its time as ISO 8601. */
+export type DeniedAttempt = Omit<DeniedAttemptRecord, 'decidedAt'> & { decidedAt: string };
 
 /** One page of denied attempts, from the decisions stored on challenges. */
 export async function listDeniedAttempts(

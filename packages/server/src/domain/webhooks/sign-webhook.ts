@@ -29,14 +29,8 @@ export function signatureHeader(
   deliveryId: string,
   body: string,
 ): string {
-  return secrets
-    .map((secret) => {
-      const mac = createHmac('sha256', Buffer.from(secret, 'utf8'))
-        .update(`${timestamp}.${deliveryId}.${body}`, 'utf8')
-        .digest('hex');
-      return `v1=${mac}`;
-    })
-    .join(' ');
+  const signed = `${timestamp}.${deliveryId}.${body}`;
+  return secrets.map((secret) => `v1=${hmac(Buffer.from(secret, 'utf8'), signed, 'hex')}`).join(' ');
 }
 
 /**
@@ -58,15 +52,13 @@ export function standardSignatureHeader(
   deliveryId: string,
   body: string,
 ): string {
-  return secrets
-    .map((secret) => {
-      const mac = createHmac('sha256', standardWebhooksKey(secret))
-        .update(`${deliveryId}.${timestamp}.${body}`, 'utf8')
-        .digest('base64');
-      return `v1,${mac}`;
-    })
-    .join(' ');
+  const signed = `${deliveryId}.${timestamp}.${body}`;
+  return secrets.map((secret) => `v1,${hmac(standardWebhooksKey(secret), signed, 'base64')}`).join(' ');
 }
+
+/** HMAC-SHA256 of `text` (UTF-8) under `key`, in `encoding`. */
+const hmac = (key: Buffer, text: string, encoding: 'hex' | 'base64') =>
+  createHmac('sha256', key).update(text, 'utf8').digest(encoding);
 
 /** Both header sets on every attempt: the contract's X-PRESENCE-* and Standard Webhooks'. */
 export function webhookHeaders(input: {

@@ -6,12 +6,7 @@
  * And each written row is the one its table module (storage/tables/) makes of the record.
  */
 import { describe, expect, it } from 'vitest';
-import type {
-  ChallengeRecord,
-  DeniedSettlement,
-  SettleOutcome,
-  VerifiedSettlement,
-} from '../../domain/presence/ports.js';
+import type { ChallengeRecord, SettleOutcome } from '../../domain/presence/ports.js';
 import type { CredentialRecord } from '../../domain/credentials/ports.js';
 import type { Store } from '../../domain/ports.js';
 import { dialectAvailable, useTestStore } from '../each-dialect.js';
@@ -31,59 +26,13 @@ const credential = records.credential(tenant.id, registration, { signCount: 5 })
 const toVerify = records.challenge(tenant.id, policy.id, { createdAt: T0 });
 const toDeny = records.challenge(tenant.id, policy.id, { createdAt: T0 });
 const created = records.challenge(tenant.id, policy.id, { createdAt: AT });
-const usage = (meter: string, sourceId: string, occurredAt = AT) => ({
-  id: records.id('use'),
-  tenantId: tenant.id,
-  meter,
-  quantity: 1,
-  occurredAt,
-  sourceId,
-});
 
-function verified(
-  challenge: ChallengeRecord,
-  by: CredentialRecord,
-  at: number,
-  expected = 5,
-): VerifiedSettlement {
-  const receipt = records.receipt(challenge, { credentialRef: by.id, issuedAt: at });
-  return {
-    credentialUse: { id: by.id, expectedSignCount: expected, signCount: 9, backedUp: true },
-    usedAt: at,
-    receipt,
-    usage: usage('presence.verified', challenge.id, at),
-    event: {
-      id: records.id('evt'),
-      tenantId: tenant.id,
-      type: 'receipt.created',
-      payload: { receiptId: receipt.id },
-      createdAt: at,
-    },
-  };
-}
+const verified = (challenge: ChallengeRecord, by: CredentialRecord, at: number, expected = 5) =>
+  records.verified(challenge, { id: by.id, expectedSignCount: expected, signCount: 9, backedUp: true }, at);
 
 const settled = verified(toVerify, credential, AT);
-const denied: DeniedSettlement = {
-  tenantId: tenant.id,
-  challengeId: toDeny.id,
-  settlement: {
-    status: 'denied',
-    usedAt: AT,
-    decision: 'SIGNATURE_INVALID',
-    reason: 'bad signature',
-    receiptId: null,
-    credentialRef: credential.id,
-  },
-  usage: usage('presence.denied', toDeny.id),
-  event: {
-    id: records.id('evt'),
-    tenantId: tenant.id,
-    type: 'presence.denied',
-    payload: { challengeId: toDeny.id },
-    createdAt: AT,
-  },
-};
-const creation = { challenge: created, usage: usage('challenges.created', created.id) };
+const denied = records.denied(toDeny, AT, { credentialRef: credential.id });
+const creation = { challenge: created, usage: records.usage(created, 'challenges.created', AT) };
 
 /**
  * A burst of verifications at once, each with its own credential: on PostgreSQL the first runs
@@ -102,7 +51,7 @@ const burst = [
   verified(toDeny, crowd[3]!.credential, BURST_AT + 3),
 ];
 /** A usage counted through the general repo (domain/usage/record-usage.ts), not the hot path. */
-const delivered = usage('webhooks.delivered', 'whd_1', BURST_AT);
+const delivered = records.usage({ id: 'whd_1', tenantId: tenant.id }, 'webhooks.delivered', BURST_AT);
 
 /** The same records, the same calls: what a verification, a denial, a creation and a burst write. */
 async function play(store: Store): Promise<SettleOutcome[]> {

@@ -5,7 +5,7 @@ import {
   type QueryCreator,
   type ReferenceExpression,
 } from 'kysely';
-import type { LogCheckpointRecord, ReceiptLogStore, StoredTile } from '../../domain/receipt-log/ports.js';
+import type { LogCheckpointRecord, ReceiptLogStore } from '../../domain/receipt-log/ports.js';
 import type { Dialect } from '../open-database.js';
 import type { Database, ReceiptLogCheckpointsTable } from '../schema.js';
 import { createReceiptLogSideRepo } from './receipt-log-side.js';
@@ -120,10 +120,7 @@ export function createReceiptLogTreeRepo(db: Kysely<Database>, dialect: Dialect)
         hashes: Buffer.from(r.hashes),
       }));
     },
-    appendTiles: (tenantId, fromSize, tiles, checkpoint) =>
-      dialect === 'postgres'
-        ? appendTilesInOneStatement(db, tenantId, fromSize, tiles, checkpoint)
-        : appendTiles(db, tenantId, fromSize, tiles, checkpoint),
+    appendTiles: (...args) => (dialect === 'postgres' ? appendTilesInOneStatement : appendTiles)(db, ...args),
     async latestCheckpoint(tenantId) {
       const row = await db
         .selectFrom('receipt_log_checkpoints')
@@ -184,17 +181,17 @@ export function createReceiptLogTreeRepo(db: Kysely<Database>, dialect: Dialect)
   };
 }
 
+/** The port's `appendTiles` written against a given database (one per dialect below). */
+type AppendTilesOn = (
+  db: Kysely<Database>,
+  ...args: Parameters<ReceiptLogStore['appendTiles']>
+) => ReturnType<ReceiptLogStore['appendTiles']>;
+
 /**
  * SQLite: call inside store.transaction, so that the compare-and-set, the tiles and the checkpoint
  * commit together.
  */
-async function appendTiles(
-  db: Kysely<Database>,
-  tenantId: string,
-  fromSize: number,
-  tiles: readonly StoredTile[],
-  checkpoint: LogCheckpointRecord,
-): Promise<boolean> {
+const appendTiles: AppendTilesOn = async (db, tenantId, fromSize, tiles, checkpoint) => {
   // The compare-and-set on the size, which also ends any lease on the log (claimDueLogs); a log's
   // first append creates its state row.
   const state = { tree_size: checkpoint.treeSize, updated_at: checkpoint.createdAt, claimed_until: null };
@@ -240,7 +237,7 @@ async function appendTiles(
     })
     .execute();
   return true;
-}
+};
 
 /**
  * PostgreSQL: the same three writes as `appendTiles`, as one statement. The tiles and the
@@ -248,13 +245,7 @@ async function appendTiles(
  * held from this statement to COMMIT, not across two more round trips: a capped process that is
  * throttled between its statements no longer keeps another process's integration waiting on it.
  */
-async function appendTilesInOneStatement(
-  db: Kysely<Database>,
-  tenantId: string,
-  fromSize: number,
-  tiles: readonly StoredTile[],
-  checkpoint: LogCheckpointRecord,
-): Promise<boolean> {
+const appendTilesInOneStatement: AppendTilesOn = async (db, tenantId, fromSize, tiles, checkpoint) => {
   const { treeSize, createdAt } = checkpoint;
   const compareAndSet =
     fromSize === 0
@@ -284,7 +275,7 @@ async function appendTilesInOneStatement(
     )
     select count(*)::int as moved from moved`.execute(db);
   return rows[0]?.moved === 1;
-}
+};
 
 /**
  * The logs due for a checkpoint (ReceiptLogStore.claimDueLogs) and not claimed by another process

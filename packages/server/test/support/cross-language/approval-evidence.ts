@@ -5,11 +5,23 @@
  * initiator, other approvers); a set as the API issues it: issuedApproval in ../approvals.ts.
  */
 import { computeActionHashSync } from '@presence/sdk/node';
+import type { SoftAuthenticator } from '../soft-authenticator.js';
 import type { TestService } from '../test-service.js';
+import type { VectorsService } from './vectors-service.js';
 import { vectorSigner, type SignedApprovalSet, type SignedEvidence } from './vector-signer.js';
 
 export async function receiptOf(s: TestService, subject: string, action: unknown): Promise<SignedEvidence> {
   const { authenticator } = await s.enroll(subject);
+  return approvedReceipt(s, authenticator, subject, action);
+}
+
+/** The receipt of `subject` approving `action` with `authenticator` (already enrolled): challenge, verify, read. */
+export async function approvedReceipt(
+  s: Pick<VectorsService, 'request'>,
+  authenticator: SoftAuthenticator,
+  subject: string,
+  action: unknown,
+): Promise<SignedEvidence> {
   const challenge = await s.request('POST', '/v1/presence/challenge', {
     actionHashHex: computeActionHashSync(action),
     subject,

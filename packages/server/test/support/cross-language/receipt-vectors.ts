@@ -6,18 +6,6 @@
  */
 import type { SignedEvidence, VectorSigner } from './vector-signer.js';
 
-export const RECEIPT_CHECKS = [
-  'schema',
-  'hash',
-  'serviceSignature',
-  'serviceKeyValid',
-  'challengeBinding',
-  'clientData',
-  'rpIdHash',
-  'flags',
-  'webauthnSignature',
-];
-
 export interface ReceiptVector {
   name: string;
   /** A file of this directory holding a keys.json document. */
