@@ -1,13 +1,7 @@
 import type { ApprovalPageState } from '@presence/contract';
 import { html, type SafeHtml } from '../html.js';
-import { flattenAction } from './flatten-action.js';
+import { compareFields } from './flatten-action.js';
 import { shownText, type TextFindings } from './shown-text.js';
-
-/** A side of the change as label → text; nothing (null) has no fields. */
-function fields(value: unknown): Map<string, string> {
-  if (value === null || value === undefined) return new Map();
-  return new Map(flattenAction({ v: value }).map((r) => [r.label.replace(/^v\.?/, ''), r.value]));
-}
 
 /**
  * For an action that carries `before` and `after` (the console's dangerous changes,
@@ -17,8 +11,7 @@ function fields(value: unknown): Map<string, string> {
 export function beforeAfterSection(s: ApprovalPageState, findings: TextFindings): SafeHtml {
   const action = s.action as Record<string, unknown>;
   if (!Object.hasOwn(action, 'before') || !Object.hasOwn(action, 'after')) return html``;
-  const [before, after] = [fields(action['before']), fields(action['after'])];
-  const labels = [...new Set([...before.keys(), ...after.keys()])];
+  const { labels, before, after } = compareFields(action['before'], action['after']);
   const cell = (side: string, value: string | undefined) =>
     html`<td class="value">
       <span class="side">${side}: </span

@@ -45,3 +45,23 @@ export function flattenAction(action: Record<string, unknown>): ActionRow[] {
   walk('', action, rows);
   return rows;
 }
+
+/** Two sides of a change, each as label → text (nothing, null, has no fields), and every label once. */
+export interface ComparedFields {
+  labels: string[];
+  before: Map<string, string>;
+  after: Map<string, string>;
+}
+
+/**
+ * The fields of a change's before and after (the console's dangerous changes), flattened like an
+ * action with dotted labels, for the console's Changes page and the hosted approval page alike.
+ */
+export function compareFields(before: unknown, after: unknown): ComparedFields {
+  const fields = (value: unknown) =>
+    value === null || value === undefined
+      ? new Map<string, string>()
+      : new Map(flattenAction({ v: value }).map((r) => [r.label.replace(/^v\.?/, ''), r.value]));
+  const [b, a] = [fields(before), fields(after)];
+  return { labels: [...new Set([...b.keys(), ...a.keys()])], before: b, after: a };
+}

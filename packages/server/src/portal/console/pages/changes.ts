@@ -6,7 +6,7 @@ import type { ConsoleChangeRecord, MemberRecord } from '../../../domain/console/
 import { notFound } from '../../../domain/errors.js';
 import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
-import { flattenAction } from '../../links/flatten-action.js';
+import { compareFields } from '../../links/flatten-action.js';
 import { action, Form, page, type View } from '../routes.js';
 import { badge, empty, plainForm, secretOnce, when } from '../widgets.js';
 import { applyChange } from './change-requests.js';
@@ -17,12 +17,7 @@ const ChangeParams = Type.Object({ id: Type.String({ pattern: '^chg_[0-9A-HJKMNP
 /** Before and after as one table: each field once, dotted labels, every value as text. */
 export function beforeAfterTable(before: unknown, after: unknown, caption: string): SafeHtml {
   // Nothing before (a new key) or after (a deleted endpoint): every field of that side is "—".
-  const side = (value: unknown) =>
-    new Map(
-      value === null ? [] : flattenAction({ v: value }).map((r) => [r.label.replace(/^v\.?/, ''), r.value]),
-    );
-  const [b, a] = [side(before), side(after)];
-  const labels = [...new Set([...b.keys(), ...a.keys()])];
+  const { labels, before: b, after: a } = compareFields(before, after);
   return html`<div class="table-wrap">
     <table class="before-after">
       <caption>
