@@ -29,6 +29,7 @@ tfoot th{text-align:right;font-weight:500;color:#4b5563}tfoot td{font-weight:600
 tfoot tr.total th,tfoot tr.total td{border-top:2px solid #111827;font-size:16px;color:#111827;font-weight:700}
 footer{margin-top:32px;padding-top:12px;border-top:1px solid #e5e7eb;color:#6b7280;font-size:12px}
 @media print{body{background:#fff}main{margin:0;border:0;padding:0;max-width:none}@page{margin:18mm}}
+@media screen and (max-width:600px){main{margin:0;padding:24px 12px;border:0}header{flex-direction:column;gap:16px}dd{overflow-wrap:anywhere}table{font-size:12.5px}thead th{font-size:11px;letter-spacing:0}th,td{padding:8px 3px}tr.tier td:first-child{padding-left:10px}}
 `;
 
 /** A constant of this file, inserted as is (CSS must not be entity-escaped); the CSP hashes exactly STYLE. */
