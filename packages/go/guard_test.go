@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-func vector(t *testing.T, name string) []byte {
+func vector(t testing.TB, name string) []byte {
 	data, err := os.ReadFile(filepath.Join(vectorsDir(), name))
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +103,12 @@ func TestMiddleware(t *testing.T) {
 		t.Fatalf("%d %s", status, body)
 	}
 	if status, body := post(action, nil); status != 403 || !strings.Contains(body, `"check":"evidence"`) {
+		t.Fatalf("%d %s", status, body)
+	}
+	// One byte over the cap: 413 problem+json, not a body cut short and handed on.
+	padded := strings.TrimSuffix(strings.TrimSpace(action), "}") + `,"pad":"` + strings.Repeat("x", MaxBodyBytes) + `"}`
+	status, body = post(padded, vector(t, "receipt.json"))
+	if status != 413 || !strings.Contains(body, `"code":"payload_too_large"`) {
 		t.Fatalf("%d %s", status, body)
 	}
 }
