@@ -1,4 +1,4 @@
-// Run: npm run build && node bench/guards/run.mjs [--seconds 5]
+// Run: npm run bench:guards (= npm run build && node bench/guards/run.mjs) [-- --seconds 5]
 // Method and the latest figures: docs/performance.md ("Executor guards").
 //
 // Receipt verifications per CPU-second (= per core) of each language's guard on the same receipt

@@ -15,8 +15,11 @@ import (
 // The Go half of bench/guards/run.mjs: the guard's receipt verification, and the raw Ed25519 +
 // ECDSA P-256 verifications one receipt needs (the ceiling), on the shared vectors' receipt.
 func benchReceipt(b *testing.B) (signed json.RawMessage, keys []ServiceKey, action json.RawMessage) {
-	var t testing.T
-	return json.RawMessage(vector(&t, "receipt.json")), keysFile(&t, "keys.json"), json.RawMessage(vector(&t, "action.json"))
+	keys, err := ParseKeys(vector(b, "keys.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return json.RawMessage(vector(b, "receipt.json")), keys, json.RawMessage(vector(b, "action.json"))
 }
 
 // cpuSeconds is the CPU time this process used: on a shared machine wall time says little about

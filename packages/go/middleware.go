@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -16,6 +17,10 @@ const (
 	EvidenceHeader    = "Presence-Evidence"
 	EvidenceBodyField = "presenceEvidence"
 )
+
+// MaxBodyBytes is the largest body Middleware reads (1 MiB, as the service itself accepts); a
+// larger one is answered 413 application/problem+json, never handed on cut short.
+const MaxBodyBytes = 1 << 20
 
 type reportKey struct{}
 
@@ -51,17 +56,19 @@ func ReadEvidence(header string, body []byte) ([]byte, error) {
 func (g *Guard) Middleware(action func(r *http.Request, body []byte) (interface{}, error)) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				writeProblem(w, http.StatusRequestEntityTooLarge, "payload_too_large", "The request body is too large",
+					fmt.Sprintf("the body is larger than %d bytes", MaxBodyBytes))
+				return
+			}
 			if err != nil {
-				http.Error(w, "could not read the body", http.StatusBadRequest)
+				writeProblem(w, http.StatusBadRequest, "invalid_request", "The request body could not be read", err.Error())
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			refuse := func(refusal *Refusal) {
-				w.Header().Set("content-type", "application/problem+json")
-				w.WriteHeader(http.StatusForbidden)
-				_ = json.NewEncoder(w).Encode(refusal.Problem())
-			}
+			refuse := func(refusal *Refusal) { writeJSON(w, http.StatusForbidden, refusal.Problem()) }
 			evidence, err := ReadEvidence(r.Header.Get(EvidenceHeader), body)
 			if err != nil {
 				refuse(&Refusal{Check: "evidence", Detail: err.Error()})
@@ -82,4 +89,17 @@ func (g *Guard) Middleware(action func(r *http.Request, body []byte) (interface{
 			next.ServeHTTP(w, r.WithContext(contextWith(ctx, report)))
 		})
 	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, problem map[string]interface{}) {
+	w.Header().Set("content-type", "application/problem+json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(problem)
+}
+
+func writeProblem(w http.ResponseWriter, status int, code, title, detail string) {
+	writeJSON(w, status, map[string]interface{}{
+		"type": "https://presence.dev/problems/" + code, "title": title,
+		"status": status, "code": code, "detail": detail,
+	})
 }

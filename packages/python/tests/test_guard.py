@@ -1,9 +1,13 @@
-"""The guard and its WSGI and ASGI adapters on the shared vectors' receipt and approval set."""
+"""The guard and its WSGI and ASGI adapters on the shared vectors' receipt and approval set, and
+KeySource(url=...) against a real local HTTP server serving keys.json (or failing)."""
 import asyncio
 import base64
 import io
 import json
+import socket
+import threading
 import unittest
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from presence_guard import EvidenceRefused, KeySource, ReceiptGuard, asgi_guard, wsgi_guard
 from presence_guard.report import iso_ms
@@ -113,3 +117,87 @@ class Asgi(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class KeyServer(BaseHTTPRequestHandler):
+    body = b""
+    down = False
+    fetches = 0
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        type(self).fetches += 1
+        status, body = (503, b"") if type(self).down else (200, type(self).body)
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class FetchedKeys(unittest.TestCase):
+    def setUp(self) -> None:
+        self.keys, self.receipt, self.action = load("keys.json"), load("receipt.json"), load("action.json")
+        KeyServer.body, KeyServer.down, KeyServer.fetches = json.dumps(self.keys).encode(), False, 0
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), KeyServer)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/.well-known/presence/keys.json"
+        self.now = 0.0
+
+    def tearDown(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def source(self) -> KeySource:
+        return KeySource(url=self.url, cache_seconds=60, refetch_seconds=30, retry_seconds=5, clock=lambda: self.now)
+
+    def test_cached_then_refetched_for_an_unknown_kid_after_the_interval(self) -> None:
+        source = self.source()
+        guard = ReceiptGuard(source)
+        self.assertTrue(guard.check(self.receipt, self.action).valid)
+        self.assertEqual(source.keys(), self.keys["keys"])
+        source.keys("ed25519-unknown")
+        self.assertEqual(KeyServer.fetches, 1)
+        self.now = 31
+        source.keys("ed25519-unknown")
+        self.assertEqual(KeyServer.fetches, 2)
+        self.now = 92  # past cache_seconds: fetched again even for a known key id
+        source.keys()
+        self.assertEqual(KeyServer.fetches, 3)
+
+    def test_unreachable_cache_then_named_refusal_and_backoff(self) -> None:
+        source = self.source()
+        guard = ReceiptGuard(source)
+        source.keys()
+        KeyServer.down = True
+        self.now = 31  # the re-fetch for an unknown key id fails: the cached keys still serve
+        self.assertEqual(source.keys("ed25519-unknown"), self.keys["keys"])
+        self.assertEqual(source.keys("ed25519-unknown"), self.keys["keys"])
+        self.assertEqual(KeyServer.fetches, 2)
+        self.now = 61  # the cache has expired: no keys, the guard refuses naming the check
+        for _ in range(2):
+            with self.assertRaises(EvidenceRefused) as caught:
+                guard.check(self.receipt, self.action)
+            self.assertEqual(caught.exception.check, "serviceSignature")
+            self.assertIn("503", caught.exception.detail)
+        self.assertEqual(KeyServer.fetches, 3)
+        KeyServer.down = False
+        self.now = 65.9
+        with self.assertRaises(EvidenceRefused):
+            guard.check(self.receipt, self.action)
+        self.assertEqual(KeyServer.fetches, 3)
+        self.now = 66
+        self.assertTrue(guard.check(self.receipt, self.action).valid)
+        self.assertEqual(KeyServer.fetches, 4)
+
+    def test_nothing_listening_is_a_named_refusal(self) -> None:
+        closed = socket.socket()
+        closed.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{closed.getsockname()[1]}/keys.json"
+        closed.close()
+        with self.assertRaises(EvidenceRefused) as caught:
+            ReceiptGuard(self.source()).check(self.receipt, self.action)
+        self.assertEqual(caught.exception.check, "serviceSignature")
+        self.assertIn("could not be read", caught.exception.detail)

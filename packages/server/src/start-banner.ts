@@ -23,6 +23,7 @@ export function renderStartBanner({ origin, consoleOrigin, development }: Banner
     `  API docs    ${origin}/docs   (guide: docs/integration.md)`,
     `  API base    ${origin}/v1`,
     `  SDK         npm install ${origin}/sdk/presence-sdk.tgz`,
+    `  Python      pip install ${origin}/sdk/presence-guard.tar.gz   (executor guard: docs/executor-guards.md)`,
     `  Tenant      ${tenantId}   (development)`,
   ];
   if (apiKey !== undefined) {

@@ -4,14 +4,18 @@
  * language's command line, plus the TypeScript SDK, on a receipt and an approval set made just now
  * by a running service on each database: a 2-of-3 approval with an initiator created with
  * POST /v1/approvals, approved by two approvers on the hosted page's endpoints, and the set the
- * service signed, with its receipts and keys.json as the API serves them. Without python3 + cryptography or go, the suite skips
- * with the reason printed; with CI=true it fails instead (.ci/run installs both from Debian).
+ * service signed, with its receipts and keys.json as the API serves them. The Python guard's sdist
+ * as the service serves it (GET /sdk/presence-guard.tar.gz) installs with a stock pip, offline, and
+ * builds a wheel that carries py.typed. Without python3 + cryptography (+ pip and setuptools for
+ * the sdist) or go, the suite skips with the reason printed; with CI=true it fails instead (.ci/run
+ * installs them from Debian).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import {
   checkEvidence,
   computeActionHashSync,
@@ -24,19 +28,19 @@ import { issuedApproval, type IssuedApproval } from './support/approvals.js';
 import { receiptOf } from './support/cross-language/approval-evidence.js';
 import type { SignedEvidence } from './support/cross-language/vector-signer.js';
 import { describeEachDialect } from './support/each-dialect.js';
-import { ORIGIN, useTestService } from './support/test-service.js';
+import { ORIGIN, startTestService, useTestService, type TestService } from './support/test-service.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PYTHON_DIR = join(ROOT, 'packages/python');
 const GO_DIR = join(ROOT, 'packages/go');
 const GO_ENV = { ...process.env, GOPROXY: 'off', GOFLAGS: '-buildvcs=false', GOTOOLCHAIN: 'local' };
 
-function findPython(): string | null {
+function findPython(imports = 'cryptography'): string | null {
   const candidates = [process.env['PRESENCE_PYTHON'], 'python3', '/usr/bin/python3'].filter(
     (c): c is string => !!c,
   );
   return (
-    candidates.find((p) => spawnSync(p, ['-c', 'import cryptography'], { stdio: 'ignore' }).status === 0) ??
+    candidates.find((p) => spawnSync(p, ['-c', `import ${imports}`], { stdio: 'ignore' }).status === 0) ??
     null
   );
 }
@@ -55,6 +59,15 @@ const pythonUp = available(
   python !== null,
   'apt-get install python3-cryptography',
 );
+// The python3 that builds and installs the sdist: a stock pip with setuptools and wheel.
+const pipPython = pythonUp ? findPython('cryptography, setuptools, wheel, pip') : null;
+const pipUp =
+  pythonUp &&
+  available(
+    'python3 with pip, setuptools and wheel',
+    pipPython !== null,
+    'apt-get install python3-pip python3-setuptools python3-wheel',
+  );
 const goUp = available(
   'go',
   spawnSync('go', ['version'], { stdio: 'ignore' }).status === 0,
@@ -70,6 +83,77 @@ describe.skipIf(!pythonUp)('the Python package (presence_guard)', () => {
     });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/Ran \d+ tests/);
+  }, 120_000);
+});
+
+describe.skipIf(!pipUp)('the Python sdist the service serves, installed with pip', () => {
+  let s: TestService;
+  let origin: string;
+  const dir = mkdtempSync(join(tmpdir(), 'presence-sdist-'));
+  const lib = join(dir, 'lib');
+  // The service answering pip's download runs in this process: the tools run asynchronously.
+  const pip = (args: string[]) =>
+    promisify(execFile)(
+      pipPython!,
+      ['-m', 'pip', ...args, '--no-deps', '--no-build-isolation', '--no-index'],
+      {
+        cwd: dir,
+        env: {
+          ...process.env,
+          PIP_DISABLE_PIP_VERSION_CHECK: '1',
+          PIP_NO_CACHE_DIR: '1',
+          PYTHONDONTWRITEBYTECODE: '1',
+        },
+        timeout: 120_000,
+      },
+    );
+  beforeAll(async () => {
+    // What `npm run build` does: the sdist written in Node into packages/server/dist/sdk/.
+    execFileSync(process.execPath, [join(PYTHON_DIR, 'scripts/pack-sdist.mjs')]);
+    s = await startTestService('sqlite');
+    origin = await s.composed.app.listen({ host: '127.0.0.1', port: 0 });
+  }, 60_000);
+  afterAll(async () => {
+    await s?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('installs offline into a fresh directory; its module and its presence-guard command hash an action', async () => {
+    await pip(['install', '--target', lib, `${origin}/sdk/presence-guard.tar.gz`]);
+    const action = { type: 'payout', amount: '250.00', currency: 'EUR' };
+    writeFileSync(join(dir, 'action.json'), JSON.stringify(action));
+    const env = { ...process.env, PYTHONPATH: lib, PYTHONDONTWRITEBYTECODE: '1' };
+    const where = execFileSync(pipPython!, ['-c', 'import presence_guard; print(presence_guard.__file__)'], {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+    });
+    expect(where.trim()).toBe(join(lib, 'presence_guard', '__init__.py'));
+    for (const command of [[pipPython!, '-m', 'presence_guard'], [join(lib, 'bin', 'presence-guard')]]) {
+      const hash = execFileSync(command[0]!, [...command.slice(1), 'action-hash', 'action.json'], {
+        cwd: dir,
+        env,
+        encoding: 'utf8',
+      });
+      expect(hash.trim(), command.join(' ')).toBe(computeActionHashSync(action));
+    }
+  }, 120_000);
+
+  it('builds a wheel that carries py.typed (PEP 561)', async () => {
+    await pip(['wheel', '--wheel-dir', join(dir, 'wheel'), `${origin}/sdk/presence-guard.tar.gz`]);
+    const [wheel] = readdirSync(join(dir, 'wheel'));
+    expect(wheel).toMatch(/^presence_guard-[\d.]+-py3-none-any\.whl$/);
+    const names = execFileSync(
+      pipPython!,
+      [
+        '-c',
+        'import sys, zipfile; print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))',
+        join(dir, 'wheel', wheel!),
+      ],
+      { encoding: 'utf8' },
+    ).split('\n');
+    expect(names).toContain('presence_guard/py.typed');
+    expect(names).toContain('presence_guard/__main__.py');
   }, 120_000);
 });
 

@@ -26,6 +26,7 @@ describeEachDialect('front pages', (dialect) => {
     for (const link of ['/console', '/docs', '/problems', '/openapi.json'])
       expect(res.body).toContain(`href="${link}"`);
     expect(res.body).toContain('/sdk/presence-sdk.tgz');
+    expect(res.body).toMatch(/pip install \S+\/sdk\/presence-guard\.tar\.gz/);
     const csp = String(res.headers['content-security-policy']);
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('unsafe-inline');

@@ -1,8 +1,10 @@
 /**
  * createReceiptGuard of @presence/sdk/node in the frameworks executors use: a real Fastify app
- * (preHandler) and a real node:http server (the Express-style middleware), real HTTP requests,
+ * (preHandler), a real Express 5 app and a real node:http server (`.express`), real HTTP requests,
  * the shared vectors' receipt and approval set, keys.json fetched over HTTP and cached, and the
- * Redis seen-store on the real Redis shared by two guards (two executor processes).
+ * Redis seen-store on the real Redis shared by two guards (two executor processes). While keys.json
+ * cannot be fetched, the guard uses its cached copy within its lifetime, then refuses naming the
+ * check, and tries again only after the retry interval.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -14,6 +16,7 @@ import {
   type EvidenceReport,
   type ServiceKey,
 } from '@presence/sdk/node';
+import express from 'express';
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -83,10 +86,46 @@ describe('createReceiptGuard in Fastify', () => {
   });
 });
 
+describe('createReceiptGuard in a real Express app', () => {
+  const app = express();
+  app.use(express.json());
+  const guard = createReceiptGuard<express.Request>({ keys, action: (req) => withoutEvidence(req.body) });
+  app.post('/payouts', guard.express, (req, res) => {
+    res.json({
+      executed: (req as express.Request & { presenceEvidence: EvidenceReport }).presenceEvidence.id,
+    });
+  });
+  const server = createServer(app);
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  it('executes once with a valid receipt, then answers 403 problem+json naming singleUse', async () => {
+    const url = `${await listen(server)}/payouts`;
+    const send = () =>
+      fetch(url, {
+        method: 'POST',
+        body: JSON.stringify(action),
+        headers: { 'content-type': 'application/json', 'presence-evidence': header(json('receipt.json')) },
+      });
+    const first = await send();
+    expect(first.status).toBe(200);
+    expect(((await first.json()) as { executed: string }).executed).toMatch(/^rct_/);
+    const again = await send();
+    expect(again.status).toBe(403);
+    expect(again.headers.get('content-type')).toContain('application/problem+json');
+    expect(await again.json()).toMatchObject({ status: 403, code: 'evidence_refused', check: 'singleUse' });
+  });
+});
+
 describe('createReceiptGuard as node:http (Express-style) middleware, keys fetched and cached', () => {
   let fetches = 0;
+  let down = false;
   const keyServer = createServer((_req, res) => {
     fetches += 1;
+    if (down) {
+      res.statusCode = 503;
+      res.end();
+      return;
+    }
     res.setHeader('content-type', 'application/json');
     res.end(text('keys.json'));
   });
@@ -141,6 +180,47 @@ describe('createReceiptGuard as node:http (Express-style) middleware, keys fetch
     now += 31_000;
     await source.keys('ed25519-unknown');
     expect(fetches - before).toBe(2);
+  });
+
+  it('while keys.json is unreachable: the cache within its lifetime, then a refusal; one try per retry interval', async () => {
+    let now = 0;
+    const source = fetchedKeys({
+      url: `${await keyServerOrigin()}/k`,
+      cacheSeconds: 60,
+      refetchSeconds: 30,
+      retrySeconds: 5,
+      now: () => now,
+    });
+    const guard = createReceiptGuard({ keys: source, action: () => action });
+    const request = () => ({ headers: { 'presence-evidence': header(json('receipt.json')) } });
+    const before = fetches;
+    await source.keys();
+    down = true;
+    try {
+      now = 31_000; // an unknown key id is due for a re-fetch, which fails: the cached keys still serve
+      expect(await source.keys('ed25519-unknown')).toEqual(keys.keys);
+      expect(await source.keys('ed25519-unknown')).toEqual(keys.keys);
+      expect(fetches - before).toBe(2);
+      now = 61_000; // the cache has expired: no keys, the guard refuses naming the check
+      expect(await guard.check(request())).toMatchObject({
+        ok: false,
+        problem: { status: 403, check: 'serviceSignature', detail: expect.stringMatching(/answered 503/) },
+      });
+      expect(await guard.check(request())).toMatchObject({
+        ok: false,
+        problem: { check: 'serviceSignature' },
+      });
+      expect(fetches - before).toBe(3);
+      now = 65_999;
+      await expect(source.keys()).rejects.toThrow(/no new fetch/);
+      expect(fetches - before).toBe(3);
+      down = false;
+      now = 66_000;
+      expect((await guard.check(request())).ok).toBe(true);
+      expect(fetches - before).toBe(4);
+    } finally {
+      down = false;
+    }
   });
 });
 

@@ -4,12 +4,25 @@
  * in an empty project (no @presence/contract beside it) and works there from ESM, CommonJS
  * `require` and TypeScript, with every bin it declares. The evidence it checks is real: a receipt
  * and an export pack from the service, and a webhook signed by the service's own signer.
+ * Beside it, GET /sdk/presence-guard.tar.gz serves the Python guard's sdist that `npm run build`
+ * writes in Node (packages/python/scripts/pack-sdist.mjs): a standard sdist of the pyproject's name
+ * and version (the SDK's version too), every module and py.typed. cross-language.test.ts installs
+ * it with pip.
  */
 import { execFile, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +34,7 @@ import { CONSUMER_CJS, CONSUMER_ESM, CONSUMER_TS } from './support/sdk-consumer.
 
 const SDK_DIR = fileURLToPath(new URL('../../sdk/', import.meta.url));
 const PACK_SDK = fileURLToPath(new URL('../../sdk/scripts/pack-sdk.mjs', import.meta.url));
+const PYTHON_DIR = fileURLToPath(new URL('../../python/', import.meta.url));
 const TYPES_DIR = fileURLToPath(new URL('../../../node_modules/@types/', import.meta.url));
 const BASE = Date.now() + 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -192,4 +206,55 @@ describe('the @presence/sdk tarball the service serves, installed alone into an 
     expect(declarations).toMatch(new RegExp(`event: ${named('VerifiedWebhook')};`));
     expect(declarations).not.toMatch(/#contract|@presence\/contract/);
   }, 120_000);
+});
+
+/** The members of a ustar archive: name (with its prefix) and data. */
+function untar(archive: Buffer): Map<string, Buffer> {
+  const members = new Map<string, Buffer>();
+  for (let at = 0; at + 512 <= archive.length && archive[at] !== 0;) {
+    const text = (from: number, length: number) =>
+      archive.toString('utf8', at + from, at + from + length).replace(/\0.*$/s, '');
+    const size = parseInt(text(124, 12), 8);
+    const prefix = text(345, 155);
+    members.set((prefix ? `${prefix}/` : '') + text(0, 100), archive.subarray(at + 512, at + 512 + size));
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return members;
+}
+
+describe('the Python guard sdist the service serves at GET /sdk/presence-guard.tar.gz', () => {
+  let s: TestService;
+  beforeAll(async () => {
+    // What `npm run build` does, with no Python involved.
+    ok(run(process.execPath, [join(PYTHON_DIR, 'scripts/pack-sdist.mjs')], PYTHON_DIR));
+    s = await startTestService('sqlite');
+  }, 60_000);
+  afterAll(() => s?.close());
+
+  it('is a gzipped sdist named and versioned as pyproject.toml says, the SDK version, with every module and py.typed', async () => {
+    const res = await s.composed.app.inject({ method: 'GET', url: '/sdk/presence-guard.tar.gz' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/gzip');
+    expect(res.headers['content-disposition']).toBe('attachment; filename="presence-guard.tar.gz"');
+    const members = untar(gunzipSync(res.rawPayload));
+    const pyproject = readFileSync(join(PYTHON_DIR, 'pyproject.toml'), 'utf8');
+    const version = /^version = "([^"]+)"$/m.exec(pyproject)?.[1];
+    const sdkVersion = JSON.parse(readFileSync(join(SDK_DIR, 'package.json'), 'utf8')).version;
+    expect(version).toBe(sdkVersion);
+    const top = `presence-guard-${version}`;
+    const pkgInfo = members.get(`${top}/PKG-INFO`)?.toString('utf8') ?? '';
+    expect(pkgInfo).toMatch(/^Metadata-Version: 2\.1\nName: presence-guard\n/);
+    expect(pkgInfo).toContain(`\nVersion: ${version}\n`);
+    expect(pkgInfo).toContain('\nRequires-Dist: cryptography');
+    expect(members.get(`${top}/pyproject.toml`)?.toString('utf8')).toBe(pyproject);
+    const modules = readdirSync(join(PYTHON_DIR, 'src/presence_guard')).filter(
+      (f) => f.endsWith('.py') || f === 'py.typed',
+    );
+    expect(modules).toContain('py.typed');
+    expect([...members.keys()].sort()).toEqual(
+      ['PKG-INFO', 'README.md', 'pyproject.toml', ...modules.map((m) => `src/presence_guard/${m}`)]
+        .map((m) => `${top}/${m}`)
+        .sort(),
+    );
+  });
 });

@@ -27,6 +27,7 @@ describe('the start block', () => {
       'API docs    http://localhost:3000/docs',
       'API base    http://localhost:3000/v1',
       'SDK         npm install http://localhost:3000/sdk/presence-sdk.tgz',
+      'Python      pip install http://localhost:3000/sdk/presence-guard.tar.gz',
       'Tenant      ten_1',
       'API key     presence_k',
       'npx presence keys create --tenant ten_1',

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -22,16 +23,49 @@ func main() {
 }
 
 func usage() int {
-	fmt.Fprintln(os.Stderr, "usage: presence-guard verify-receipt|verify-approval-set FILE --keys keys.json [--action ACTION.json] [--max-age SECONDS]\n       presence-guard action-hash ACTION.json")
+	fmt.Fprintln(os.Stderr, "usage: presence-guard verify-receipt|verify-approval-set FILE --keys keys.json [--action ACTION.json] [--max-age SECONDS] (in any order)\n       presence-guard action-hash ACTION.json")
 	return 2
 }
 
+// parseInterspersed parses flags and positional arguments in any order (the flag package stops
+// at the first positional one), as Python's argparse does: FILE may come before, between or after
+// the flags.
+func parseInterspersed(flags *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := flags.Parse(args); err != nil {
+			return nil, err
+		}
+		if flags.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, flags.Arg(0))
+		args = flags.Args()[1:]
+	}
+}
+
 func run(args []string) int {
-	if len(args) < 2 {
+	if len(args) < 1 {
 		return usage()
 	}
-	command, file := args[0], args[1]
+	command := args[0]
+	if command != "verify-receipt" && command != "verify-approval-set" && command != "action-hash" {
+		return usage()
+	}
+	flags := flag.NewFlagSet(command, flag.ContinueOnError)
+	flags.SetOutput(io.Discard)
+	keysFile := flags.String("keys", "", "a saved /.well-known/presence/keys.json")
+	actionFile := flags.String("action", "", "the action you are about to execute (JSON)")
+	maxAge := flags.Float64("max-age", 0, "refuse evidence older than this many seconds")
+	positional, err := parseInterspersed(flags, args[1:])
+	if err != nil || len(positional) != 1 {
+		return usage()
+	}
+	file := positional[0]
 	if command == "action-hash" {
+		if *keysFile != "" || *actionFile != "" || *maxAge != 0 {
+			return usage()
+		}
 		data, err := os.ReadFile(file)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "presence-guard:", err)
@@ -45,14 +79,7 @@ func run(args []string) int {
 		fmt.Println(hash)
 		return 0
 	}
-	if command != "verify-receipt" && command != "verify-approval-set" {
-		return usage()
-	}
-	flags := flag.NewFlagSet(command, flag.ContinueOnError)
-	keysFile := flags.String("keys", "", "a saved /.well-known/presence/keys.json")
-	actionFile := flags.String("action", "", "the action you are about to execute (JSON)")
-	maxAge := flags.Float64("max-age", 0, "refuse evidence older than this many seconds")
-	if flags.Parse(args[2:]) != nil || *keysFile == "" {
+	if *keysFile == "" {
 		return usage()
 	}
 	evidence, err := os.ReadFile(file)

@@ -66,6 +66,7 @@ function bar(here: string): SafeHtml {
 /** GET /: what this service is and where to go, for the person who opens the bare origin. */
 export function renderHomePage(options: FrontPageOptions & { origin: string }): string {
   const sdk = `npm install ${options.origin}/sdk/presence-sdk.tgz`;
+  const guard = `pip install ${options.origin}/sdk/presence-guard.tar.gz`;
   return page(
     'Presence',
     '',
@@ -101,6 +102,8 @@ export function renderHomePage(options: FrontPageOptions & { origin: string }): 
         </ul>
         <h2>Install the SDK from this service</h2>
         <pre><code>${sdk}</code></pre>
+        <p>The executor's guard for Python services (<code>presence_guard</code>), of this same version:</p>
+        <pre><code>${guard}</code></pre>
         <p>
           The integration guide (<code>docs/integration.md</code> in the repository) takes you from an API key
           to a verified receipt, a received webhook and a receipt verified offline.

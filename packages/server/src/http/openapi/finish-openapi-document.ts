@@ -40,7 +40,7 @@ export const API_TAGS = [
   { name: 'webhooks', description: 'Endpoints, deliveries and the events they receive' },
   { name: 'operator', description: 'Operator API (/admin/v1), with PRESENCE_ADMIN_TOKEN' },
   { name: 'operations', description: 'Liveness and readiness' },
-  { name: 'sdk', description: 'The SDK of this service version, to install with npm' },
+  { name: 'sdk', description: 'The SDK (npm) and the Python executor guard (pip) of this service version' },
 ];
 
 /**

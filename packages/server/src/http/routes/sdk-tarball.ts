@@ -6,16 +6,19 @@ import { sendProblem } from '../plugins/problem.js';
 import { problemResponses } from './errors.js';
 
 /**
- * The SDK tarball `npm run build` packs (packages/sdk/scripts/pack-sdk.mjs). This path resolves to
- * packages/server/dist/sdk/ both from src/http/routes (tests) and dist/http/routes (the service).
+ * The packages `npm run build` writes into packages/server/dist/sdk/: the npm tarball of the SDK
+ * (packages/sdk/scripts/pack-sdk.mjs) and the sdist of the Python guard
+ * (packages/python/scripts/pack-sdist.mjs). The URL resolves to that directory both from
+ * src/http/routes (tests) and dist/http/routes (the service).
  */
-const TARBALL = fileURLToPath(new URL('../../../dist/sdk/presence-sdk.tgz', import.meta.url));
+const SDK_DIR = new URL('../../../dist/sdk/', import.meta.url);
 
-/** The tarball, read once: it changes only with a new build, which means a new process. */
-function tarballReader(): () => Promise<Buffer | undefined> {
+/** A package file, read once: it changes only with a new build, which means a new process. */
+function fileReader(name: string): () => Promise<Buffer | undefined> {
+  const path = fileURLToPath(new URL(name, SDK_DIR));
   let cached: Promise<Buffer> | undefined;
   return async () => {
-    cached ??= readFile(TARBALL);
+    cached ??= readFile(path);
     try {
       return await cached;
     } catch {
@@ -25,41 +28,56 @@ function tarballReader(): () => Promise<Buffer | undefined> {
   };
 }
 
+const PACKAGES = [
+  {
+    file: 'presence-sdk.tgz',
+    summary: 'The SDK of this service version as an npm tarball: npm install <origin>/sdk/presence-sdk.tgz',
+  },
+  {
+    file: 'presence-guard.tar.gz',
+    summary:
+      'The Python executor guard (presence_guard) of this service version as an sdist: pip install <origin>/sdk/presence-guard.tar.gz',
+  },
+] as const;
+
 /**
- * GET /sdk/presence-sdk.tgz: the npm tarball of this service's own SDK version, so
- * `npm install <origin>/sdk/presence-sdk.tgz` works wherever the service is reachable, with no
+ * GET /sdk/presence-sdk.tgz and GET /sdk/presence-guard.tar.gz: the npm SDK and the Python guard
+ * of this service's own version, so `npm install <origin>/sdk/presence-sdk.tgz` and
+ * `pip install <origin>/sdk/presence-guard.tar.gz` work wherever the service is reachable, with no
  * registry name to trust.
  */
 export function sdkTarballRoutes(app: App): void {
-  const read = tarballReader();
-  app.get('/sdk/presence-sdk.tgz', {
-    schema: {
-      tags: ['sdk'],
-      summary: 'The SDK of this service version as an npm tarball: npm install <origin>/sdk/presence-sdk.tgz',
-      response: {
-        200: {
-          content: {
-            'application/gzip': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) },
+  for (const { file, summary } of PACKAGES) {
+    const read = fileReader(file);
+    app.get(`/sdk/${file}`, {
+      schema: {
+        tags: ['sdk'],
+        summary,
+        response: {
+          200: {
+            content: {
+              'application/gzip': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) },
+            },
           },
+          ...problemResponses,
         },
-        ...problemResponses,
       },
-    },
-    handler: async (request, reply) => {
-      const tarball = await read();
-      if (tarball === undefined) {
-        return sendProblem(
-          reply,
-          request,
-          'not_found',
-          'this installation has no SDK tarball: run `npm run build`, which packs it into packages/server/dist/sdk/',
-        );
-      }
-      return reply
-        .header('cache-control', 'no-cache')
-        .header('content-disposition', 'attachment; filename="presence-sdk.tgz"')
-        .type('application/gzip')
-        .send(tarball);
-    },
-  });
+      handler: async (request, reply) => {
+        const packed = await read();
+        if (packed === undefined) {
+          return sendProblem(
+            reply,
+            request,
+            'not_found',
+            `this installation has no ${file}: run \`npm run build\`, which writes it into packages/server/dist/sdk/`,
+          );
+        }
+        return reply
+          .header('cache-control', 'no-cache')
+          .header('content-disposition', `attachment; filename="${file}"`)
+          .type('application/gzip')
+          .send(packed);
+      },
+    });
+  }
 }
