@@ -6,7 +6,8 @@
  * one character and stays accepted.
  */
 import { computeActionHashSync } from '@presence/sdk/node';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
+import { ADMIN_TOKEN, useBillingService } from './support/billing-service.js';
 import { describeEachDialect } from './support/each-dialect.js';
 import { ORIGIN, useTestService } from './support/test-service.js';
 
@@ -73,5 +74,34 @@ describeEachDialect('lone surrogates in a JSON body', (dialect) => {
     );
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().actionHashHex).toBe(computeActionHashSync(action));
+  });
+});
+
+describeEachDialect('lone surrogates on every route', (dialect) => {
+  const s = useBillingService(dialect, { start: Date.UTC(2033, 1, 3) });
+  let apiKey = '';
+  beforeAll(async () => {
+    apiKey = (await s.newTenant()).apiKey;
+  });
+
+  it('refuses one on every route that takes a JSON body', async () => {
+    const routes = s.composed.app.routeTable.filter((r) => ['POST', 'PUT', 'PATCH'].includes(r.method));
+    const families = new Set(routes.map((r) => r.url.split('/')[1]));
+    expect([...families]).toEqual(expect.arrayContaining(['v1', 'admin', 'console', 'approve']));
+    for (const route of routes) {
+      const url = route.url.replace(/:[A-Za-z]+/g, 'x_00000000000000000000000000').replace('*', 'x');
+      const res = await s.composed.app.inject({
+        method: route.method as 'POST',
+        url,
+        headers: {
+          authorization: `Bearer ${url.startsWith('/admin/') ? ADMIN_TOKEN : apiKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+        },
+        payload: '{"x":["\\ud800"]}',
+      });
+      expect(res.statusCode, `${route.method} ${url} → ${res.body}`).toBe(400);
+      expect(res.json(), url).toMatchObject({ errors: [{ field: 'body/x/0' }] });
+    }
   });
 });
