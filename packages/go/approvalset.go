@@ -26,8 +26,12 @@ func VerifyApprovalSet(evidence interface{}, keys []ServiceKey, options Options)
 		report.add("schema", false, "not a valid presence.approval-set.v1 object: "+problem)
 		return report.finish()
 	}
+	canonical, err := canonicalGeneric(s)
+	if err != nil {
+		report.add("schema", false, "not a valid presence.approval-set.v1 object: "+notIJSON)
+		return report.finish()
+	}
 	report.add("schema", true, "a presence.approval-set.v1 object: every field present, well-formed, nothing else")
-	canonical, _ := canonicalGeneric(s)
 	sum := sha256.Sum256(canonical)
 	report.ID, report.HashHex = s["approvalId"].(string), hex.EncodeToString(sum[:])
 	expected, given := outer["approvalSetHashHex"]

@@ -12,11 +12,17 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // ParseJSON decodes JSON text keeping numbers as json.Number, so that Canonicalize rounds them to
-// doubles exactly as JavaScript does.
+// doubles exactly as JavaScript does. The text must be I-JSON (RFC 7493), as RFC 8785 requires:
+// valid UTF-8 without an unpaired \uD800-\uDFFF escape. encoding/json would silently turn both
+// into U+FFFD, and the action would hash differently than in TypeScript and Python.
 func ParseJSON(data []byte) (interface{}, error) {
+	if err := checkIJSONText(data); err != nil {
+		return nil, err
+	}
 	decoder := json.NewDecoder(bytes.NewReader(data))
 	decoder.UseNumber()
 	var value interface{}
@@ -91,7 +97,7 @@ func writeCanonical(out *strings.Builder, value interface{}) error {
 	case float64:
 		return writeNumber(out, v)
 	case string:
-		writeString(out, v)
+		return writeString(out, v)
 	case []interface{}:
 		out.WriteByte('[')
 		for i, item := range v {
@@ -114,7 +120,9 @@ func writeCanonical(out *strings.Builder, value interface{}) error {
 			if i > 0 {
 				out.WriteByte(',')
 			}
-			writeString(out, k)
+			if err := writeString(out, k); err != nil {
+				return err
+			}
 			out.WriteByte(':')
 			if err := writeCanonical(out, v[k]); err != nil {
 				return err
@@ -180,7 +188,51 @@ func writeNumber(out *strings.Builder, f float64) error {
 	return nil
 }
 
-func writeString(out *strings.Builder, s string) {
+// checkIJSONText refuses invalid UTF-8 and an escape of a lone surrogate in JSON text; the rest
+// of the syntax is left to encoding/json.
+func checkIJSONText(data []byte) error {
+	if !utf8.Valid(data) {
+		return errors.New("the JSON text is not valid UTF-8")
+	}
+	inString := false
+	for i := 0; i < len(data); i++ {
+		switch {
+		case data[i] == '"':
+			inString = !inString
+		case inString && data[i] == '\\' && i+1 < len(data):
+			i++
+			if data[i] != 'u' {
+				continue
+			}
+			unit, ok := hexUnit(data, i+1)
+			switch {
+			case !ok || unit < 0xD800 || unit > 0xDFFF:
+				continue
+			case unit <= 0xDBFF && i+10 < len(data) && data[i+5] == '\\' && data[i+6] == 'u':
+				if low, ok := hexUnit(data, i+7); ok && low >= 0xDC00 && low <= 0xDFFF {
+					i += 10
+					continue
+				}
+			}
+			return fmt.Errorf(`the JSON text holds the lone surrogate \u%04x: I-JSON (RFC 7493) strings are well-formed Unicode`, unit)
+		}
+	}
+	return nil
+}
+
+// hexUnit reads the four hex digits of a \u escape starting at data[at].
+func hexUnit(data []byte, at int) (rune, bool) {
+	if at+4 > len(data) {
+		return 0, false
+	}
+	unit, err := strconv.ParseUint(string(data[at:at+4]), 16, 16)
+	return rune(unit), err == nil
+}
+
+func writeString(out *strings.Builder, s string) error {
+	if !utf8.ValidString(s) {
+		return errors.New("a string is not valid UTF-8 (a lone surrogate or a stray byte): I-JSON strings are well-formed Unicode")
+	}
 	out.WriteByte('"')
 	for _, r := range s {
 		switch r {
@@ -207,4 +259,5 @@ func writeString(out *strings.Builder, s string) {
 		}
 	}
 	out.WriteByte('"')
+	return nil
 }

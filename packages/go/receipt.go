@@ -22,6 +22,9 @@ type Options struct {
 	Now time.Time
 }
 
+// notIJSON is why evidence holding a lone surrogate (invalid UTF-8 in Go) fails its schema check.
+const notIJSON = "a string is not well-formed Unicode (a lone surrogate), so it has no RFC 8785 form"
+
 // ChallengeLabel is the domain-separation label of the challenge construction (docs/api-contract.md#2-the-action-is-inside-the-signed-bytes).
 const ChallengeLabel = "presence/v1/challenge"
 
@@ -59,8 +62,12 @@ func verifyReceiptValue(value interface{}, keys []ServiceKey, options Options) *
 		report.add("schema", false, "not a valid presence.receipt.v1 object: "+problem)
 		return report.finish()
 	}
+	canonical, err := canonicalGeneric(r)
+	if err != nil {
+		report.add("schema", false, "not a valid presence.receipt.v1 object: "+notIJSON)
+		return report.finish()
+	}
 	report.add("schema", true, "a presence.receipt.v1 object: every field present, well-formed, nothing else")
-	canonical, _ := canonicalGeneric(r)
 	sum := sha256.Sum256(canonical)
 	report.ID, report.HashHex = r["receiptId"].(string), hex.EncodeToString(sum[:])
 	expected, given := outer["receiptHashHex"]

@@ -36,6 +36,14 @@ const fromBits = (hex: string) => Buffer.from(hex, 'hex').readDoubleBE(0);
 const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 describe('canonicalJson (RFC 8785)', () => {
+  it('refuses a lone surrogate anywhere, not a pair, an escaped backslash or a control escape', () => {
+    for (const bad of ['\ud800', ['x', '\udfff'], { ['\udc00k']: 1 }, { a: { b: 'ok\\\ud83d' } }])
+      expect(() => canonicalJson(bad)).toThrow(/lone surrogate \\ud[89a-f]/);
+    expect(canonicalJson(['\ud83d\ude00', '\\ud800', '\\\\ud800', '\u0001\ud83c\udf89'])).toBe(
+      '["\ud83d\ude00","\\\\ud800","\\\\\\\\ud800","\\u0001\ud83c\udf89"]',
+    );
+  });
+
   it.each(APPENDIX_B)('serializes the double %s as %s (Appendix B)', (bits, expected) => {
     expect(canonicalJson(fromBits(bits))).toBe(expected);
     expect(canonicalJson({ n: fromBits(bits) })).toBe(`{"n":${expected}}`);

@@ -2,7 +2,8 @@
  * The TypeScript SDK over every cross-language vector (conformance/cross-language/, see its
  * README): the Python package and the Go module run the same files
  * (packages/server/test/cross-language.test.ts). Each vector names the checks that must fail;
- * every other check must pass.
+ * every other check must pass. A member this runner does not know fails the vector, so a new kind
+ * of vector cannot be silently ignored.
  */
 import { readFileSync } from 'node:fs';
 import type { ServiceKey } from '#contract';
@@ -21,6 +22,13 @@ const failedOf = (checks: Record<string, { ok: boolean }>) =>
     .map(([name]) => name)
     .sort();
 
+/** Fails when `value` has a member not in `known` (a vector this runner would misread). */
+function onlyKnown(value: object, known: string[]): void {
+  expect(Object.keys(value).filter((k) => !known.includes(k))).toEqual([]);
+}
+
+const EVIDENCE_MEMBERS = ['name', 'keys', 'action', 'maxAgeSeconds', 'now', 'expect'];
+
 interface Expect {
   valid: boolean;
   failed: string[];
@@ -31,16 +39,22 @@ describe('cross-language vectors: RFC 8785', () => {
     cases: { name: string; inputText: string; canonical: string; sha256Hex: string }[];
     errors: { name: string; inputText: string }[];
   }>('canonicalization.json');
+  it('has only the members this runner reads', () => {
+    onlyKnown(load<object>('canonicalization.json'), ['cases', 'errors']);
+  });
   it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    onlyKnown(c, ['name', 'inputText', 'canonical', 'sha256Hex']);
     expect(canonicalJson(JSON.parse(c.inputText))).toBe(c.canonical);
     expect(computeActionHashSync(JSON.parse(c.inputText))).toBe(c.sha256Hex);
   });
   it.each(errors.map((c) => [c.name, c] as const))('refuses %s', (_name, c) => {
+    onlyKnown(c, ['name', 'inputText']);
     expect(() => canonicalJson(JSON.parse(c.inputText))).toThrow();
   });
   it.each(
     load<{ name: string; action: unknown; canonical: string; actionHashHex: string }[]>('action-hashes.json'),
   )('action hash: $name', (c) => {
+    onlyKnown(c, ['name', 'action', 'canonical', 'actionHashHex']);
     expect(canonicalJson(c.action)).toBe(c.canonical);
     expect(computeActionHashSync(c.action)).toBe(c.actionHashHex);
   });
@@ -59,6 +73,8 @@ describe('cross-language vectors: receipts', () => {
     }[]
   >('receipts.json');
   it.each(vectors.map((v) => [v.name, v] as const))('%s', (_name, v) => {
+    onlyKnown(v, [...EVIDENCE_MEMBERS, 'signed']);
+    onlyKnown(v.expect, ['valid', 'failed']);
     const report = checkEvidence(v.signed, {
       keys: keysOf(v.keys),
       ...(v.action === undefined ? {} : { action: v.action }),
@@ -73,14 +89,25 @@ describe('cross-language vectors: receipts', () => {
 });
 
 describe('cross-language vectors: approval sets', () => {
-  const vectors =
-    load<{ name: string; keys: string; evidence: unknown; action?: unknown; expect: Expect }[]>(
-      'approval-sets.json',
-    );
+  const vectors = load<
+    {
+      name: string;
+      keys: string;
+      evidence: unknown;
+      action?: unknown;
+      maxAgeSeconds?: number;
+      now?: number;
+      expect: Expect;
+    }[]
+  >('approval-sets.json');
   it.each(vectors.map((v) => [v.name, v] as const))('%s', (_name, v) => {
+    onlyKnown(v, [...EVIDENCE_MEMBERS, 'evidence']);
+    onlyKnown(v.expect, ['valid', 'failed']);
     const report = checkEvidence(v.evidence, {
       keys: keysOf(v.keys),
       ...(v.action === undefined ? {} : { action: v.action }),
+      maxAgeSeconds: v.maxAgeSeconds,
+      ...(v.now === undefined ? {} : { now: v.now * 1000 }),
     });
     expect(report.kind).toBe('approvalSet');
     expect(failedOf(report.checks), JSON.stringify(report.checks, null, 1)).toEqual(
@@ -102,6 +129,8 @@ describe('cross-language vectors: webhooks', () => {
     }[]
   >('webhooks.json');
   it.each(vectors.map((v) => [v.name, v] as const))('%s', (_name, v) => {
+    onlyKnown(v, ['name', 'secrets', 'headers', 'rawBody', 'now', 'expect']);
+    onlyKnown(v.expect, ['valid', 'scheme', 'error']);
     const run = () =>
       verifyWebhook({ secrets: v.secrets, headers: v.headers, rawBody: v.rawBody, now: v.now * 1000 });
     if (v.expect.valid) {

@@ -4,6 +4,8 @@ Numbers are IEEE 754 doubles printed as ECMAScript's Number::toString prints the
 round-trip digits from ``repr``, exponent rules of ECMA-262 7.1.12.1); integers from the JSON
 reader are converted to doubles first, so 9007199254740993 becomes 9007199254740992 as it does in
 JavaScript. Carry amounts and identifiers as strings. Members are sorted by UTF-16 code units.
+Strings must be well-formed Unicode: RFC 8785 takes I-JSON (RFC 7493), so a lone surrogate such as
+``"\ud800"`` is refused with ValueError, as the TypeScript SDK and the Go module refuse it.
 """
 import hashlib
 import json
@@ -60,7 +62,9 @@ def _string(value: str) -> str:
         code = ord(ch)
         if code in _ESCAPES:
             out.append(_ESCAPES[code])
-        elif code < 0x20 or 0xD800 <= code <= 0xDFFF:
+        elif 0xD800 <= code <= 0xDFFF:
+            raise ValueError("a string holds the lone surrogate \\u%04x: I-JSON (RFC 7493) strings are well-formed Unicode" % code)
+        elif code < 0x20:
             out.append("\\u%04x" % code)
         else:
             out.append(ch)
@@ -69,7 +73,7 @@ def _string(value: str) -> str:
 
 
 def _utf16_key(key: str) -> bytes:
-    return key.encode("utf-16-be", "surrogatepass")
+    return key.encode("utf-16-be", "surrogatepass")  # a lone surrogate is refused when the key is written
 
 
 def _write(value: Any, out: list) -> None:
@@ -119,4 +123,4 @@ def canonical_json(value: Any) -> str:
 
 def action_hash(obj: Any) -> str:
     """``actionHashHex``: lowercase hex SHA-256 of the canonical UTF-8 bytes of the action."""
-    return hashlib.sha256(canonical_json(obj).encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256(canonical_json(obj).encode("utf-8")).hexdigest()

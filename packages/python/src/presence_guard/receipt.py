@@ -138,6 +138,9 @@ def check_max_age(at: Any, max_age_seconds: float, now: Optional[float]) -> Chec
     return Check(age <= max_age_seconds, detail)
 
 
+NOT_I_JSON = "a string is not well-formed Unicode (a lone surrogate), so it has no RFC 8785 form"
+
+
 def check_signed_document(
     kind: str, name: str, schema: Any, signed: dict, member: str, dated_by: str, keys: List[dict]
 ) -> Tuple[Optional[str], Dict[str, Check]]:
@@ -150,8 +153,11 @@ def check_signed_document(
     problem = schema_problem(document, schema)
     if problem is not None:
         return None, {"schema": Check(False, f"not a valid {name} object: {problem}")}
+    try:
+        text = canonical_json(document).encode("utf-8")
+    except ValueError:
+        return None, {"schema": Check(False, f"not a valid {name} object: {NOT_I_JSON}")}
     checks: Dict[str, Check] = {"schema": Check(True, f"a {name} object: every field present, well-formed, nothing else")}
-    text = canonical_json(document).encode("utf-8")
     hash_hex = hashlib.sha256(text).hexdigest()
     expected = signed.get(hash_member)
     if hash_member not in signed:

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { ApprovalSetV1, type ServiceKey } from '#contract';
 import { Value } from '@sinclair/typebox/value';
-import { canonicalJson } from '../canonical-json.js';
+import { canonicalJson, canonicalOrNull, NOT_I_JSON } from '../canonical-json.js';
 import { registerDateTimeFormat } from '../pack/date-time-format.js';
 import { fail, pass, type ReceiptCheck, type SignedReceiptInput } from '../receipt-report.js';
 import { verifyReceipt } from '../verify-receipt.js';
@@ -72,8 +72,12 @@ export function verifyApprovalSetV1(
     );
     return { valid: false, approvalId: null, approvalSetHashHex: null, checks };
   }
+  const text = canonicalOrNull(set);
+  if (text === null) {
+    checks.schema = fail(`not a valid presence.approval-set.v1 object: ${NOT_I_JSON}`);
+    return { valid: false, approvalId: null, approvalSetHashHex: null, checks };
+  }
   checks.schema = pass('a presence.approval-set.v1 object: every field present, well-formed, nothing else');
-  const text = canonicalJson(set);
   const hashHex = sha256Hex(text);
   checks.hash =
     signed.approvalSetHashHex === undefined

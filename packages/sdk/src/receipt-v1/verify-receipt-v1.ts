@@ -12,7 +12,8 @@ import { Value } from '@sinclair/typebox/value';
 import { deriveChallenge } from '../challenge.js';
 import { checkServiceSignature } from '../check-service-signature.js';
 import { importCoseKey, verifyCoseSignature } from '../cose-key.js';
-import { canonicalJson, sha256 } from '../encoding.js';
+import { canonicalOrNull, NOT_I_JSON } from '../canonical-json.js';
+import { sha256 } from '../encoding.js';
 import { registerDateTimeFormat } from '../pack/date-time-format.js';
 import {
   fail,
@@ -48,7 +49,11 @@ export function verifyReceiptV1(
           `not a valid presence.receipt.v1 object: ${schemaError?.path || '/'} ${schemaError?.message ?? ''}`,
         );
   if (!checks.schema.ok) return report(checks, null, null);
-  const text = canonicalJson(r);
+  const text = canonicalOrNull(r);
+  if (text === null) {
+    checks.schema = fail(`not a valid presence.receipt.v1 object: ${NOT_I_JSON}`);
+    return report(checks, null, null);
+  }
   const hashHex = sha256(text).toString('hex');
   checks.hash =
     input.receiptHashHex === undefined

@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { constants, createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { encodeCBOR, type CBORType } from '@levischuck/tiny-cbor';
 
 /** Authenticator data flags (WebAuthn §6.1). */
@@ -25,37 +25,70 @@ const b64u = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest();
 const raw = (text: string | undefined) => new Uint8Array(Buffer.from(text ?? '', 'base64url'));
 
-/** The credential key types a software authenticator can hold: the three the default policy allows. */
-export type SoftwareKeyAlgorithm = 'ES256' | 'EdDSA' | 'RS256';
+/**
+ * The credential key types a software authenticator can hold: every COSE algorithm the service
+ * accepts (SUPPORTED_ALGORITHMS); the default policy allows ES256, EdDSA and RS256.
+ */
+export type SoftwareKeyAlgorithm =
+  'ES256' | 'ES384' | 'ES512' | 'EdDSA' | 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512';
+
+interface KeySpec {
+  /** COSE alg (RFC 9053, RFC 8812). */
+  alg: number;
+  /** Digest of the signature; null for EdDSA, which hashes internally. */
+  hash: 'sha256' | 'sha384' | 'sha512' | null;
+  /** EC2 keys: the JWK curve and its COSE crv. */
+  curve?: { jwk: 'P-256' | 'P-384' | 'P-521'; crv: number };
+  /** RSA keys: RSASSA-PSS with a salt as long as the hash (RFC 8230) instead of PKCS #1 v1.5. */
+  pss?: boolean;
+}
+
+const KEY_SPECS: Record<SoftwareKeyAlgorithm, KeySpec> = {
+  ES256: { alg: -7, hash: 'sha256', curve: { jwk: 'P-256', crv: 1 } },
+  ES384: { alg: -35, hash: 'sha384', curve: { jwk: 'P-384', crv: 2 } },
+  ES512: { alg: -36, hash: 'sha512', curve: { jwk: 'P-521', crv: 3 } },
+  EdDSA: { alg: -8, hash: null },
+  RS256: { alg: -257, hash: 'sha256' },
+  RS384: { alg: -258, hash: 'sha384' },
+  RS512: { alg: -259, hash: 'sha512' },
+  PS256: { alg: -37, hash: 'sha256', pss: true },
+  PS384: { alg: -38, hash: 'sha384', pss: true },
+  PS512: { alg: -39, hash: 'sha512', pss: true },
+};
+
+const HASH_BYTES = { sha256: 32, sha384: 48, sha512: 64 } as const;
 
 /** A COSE_Key (RFC 9052 §7): kty (label 1), alg (label 3), then the key type's own parameters. */
 const coseKey = (kty: number, alg: number, ...params: [number, CBORType][]) =>
   new Map<number, CBORType>([[1, kty], [3, alg], ...params]);
 
 /** A fresh credential key pair of `algorithm` and its public key as a COSE_Key. */
-function credentialKey(algorithm: SoftwareKeyAlgorithm): {
+function credentialKey(spec: KeySpec): {
   privateKey: KeyObject;
   publicKey: KeyObject;
   cose: Map<number, CBORType>;
 } {
-  if (algorithm === 'EdDSA') {
+  if (spec.hash === null) {
     const pair = generateKeyPairSync('ed25519');
     const { x } = pair.publicKey.export({ format: 'jwk' });
-    return { ...pair, cose: coseKey(1 /* OKP */, -8, [-1, 6 /* Ed25519 */], [-2, raw(x)]) };
+    return { ...pair, cose: coseKey(1 /* OKP */, spec.alg, [-1, 6 /* Ed25519 */], [-2, raw(x)]) };
   }
-  if (algorithm === 'RS256') {
+  if (spec.curve === undefined) {
     const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const { n, e } = pair.publicKey.export({ format: 'jwk' });
-    return { ...pair, cose: coseKey(3 /* RSA */, -257, [-1, raw(n)], [-2, raw(e)]) };
+    return { ...pair, cose: coseKey(3 /* RSA */, spec.alg, [-1, raw(n)], [-2, raw(e)]) };
   }
-  const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const pair = generateKeyPairSync('ec', { namedCurve: spec.curve.jwk });
   const { x, y } = pair.publicKey.export({ format: 'jwk' });
-  return { ...pair, cose: coseKey(2 /* EC2 */, -7, [-1, 1 /* P-256 */], [-2, raw(x)], [-3, raw(y)]) };
+  return {
+    ...pair,
+    cose: coseKey(2 /* EC2 */, spec.alg, [-1, spec.curve.crv], [-2, raw(x)], [-3, raw(y)]),
+  };
 }
 
 /**
- * A software WebAuthn authenticator FOR TESTS AND EXAMPLES: a real key (P-256, or Ed25519 or
- * RSA 2048 when `algorithm` says so), a `none` attestation, real signatures, and exactly the JSON a browser's `navigator.credentials`
+ * A software WebAuthn authenticator FOR TESTS AND EXAMPLES: a real key (P-256, or another
+ * curve, Ed25519 or RSA 2048 when `algorithm` says so), a `none` attestation, real signatures, and exactly the JSON a browser's `navigator.credentials`
  * (via @simplewebauthn/browser) hands to your backend. It reports user presence and user
  * verification because you tell it to; a real authenticator does so only after the person did
  * both. Never use it to approve real actions.
@@ -69,13 +102,15 @@ export class SoftwareAuthenticator {
   readonly publicKey: KeyObject;
   signCount = 0;
   readonly #privateKey: KeyObject;
+  readonly #spec: KeySpec;
 
   /** `algorithm`: the credential key's type, ES256 (P-256) unless given. */
   constructor(options: { rpId: string; origin: string; algorithm?: SoftwareKeyAlgorithm }) {
     this.rpId = options.rpId;
     this.origin = options.origin;
     this.algorithm = options.algorithm ?? 'ES256';
-    const { privateKey, publicKey, cose } = credentialKey(this.algorithm);
+    this.#spec = KEY_SPECS[this.algorithm];
+    const { privateKey, publicKey, cose } = credentialKey(this.#spec);
     this.#privateKey = privateKey;
     this.publicKey = publicKey;
     this.coseKey = encodeCBOR(cose);
@@ -156,7 +191,12 @@ export class SoftwareAuthenticator {
    */
   signAssertion(authData: Uint8Array, clientDataJSON: Uint8Array): string {
     const signed = Buffer.concat([authData, sha256(clientDataJSON)]);
-    return b64u(sign(this.algorithm === 'EdDSA' ? null : 'sha256', signed, this.#privateKey));
+    const { hash, pss } = this.#spec;
+    const key =
+      pss === true && hash !== null
+        ? { key: this.#privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: HASH_BYTES[hash] }
+        : this.#privateKey;
+    return b64u(sign(hash, signed, key));
   }
 
   #clientData(type: string, challenge: string, o: CeremonyOverrides): Buffer {

@@ -1,9 +1,16 @@
 import { DECISIONS, type ChallengeView } from '@presence/contract';
+import canonicalizeModule from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../encoding.js';
 import { PackChunks } from './pack-pages.js';
 import { writeChallengeView } from './write-receipt-lines.js';
+
+/**
+ * The RFC 8785 library itself, not canonicalJson, which refuses lone surrogates: a row stored before
+ * the service refused them in request bodies may still hold one, and the page must still be written
+ * exactly as the library writes it (a surrogate as its `\\udXXX` escape).
+ */
+const canonicalize = canonicalizeModule as unknown as (value: unknown) => string;
 
 /** Any UTF-16 text: control characters, quotes, backslashes and lone surrogates included. */
 const anyText = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) });
@@ -31,7 +38,7 @@ describe('writeChallengeView', () => {
       fc.property(views, (view) => {
         const out = new PackChunks();
         writeChallengeView(out, view);
-        expect(Buffer.concat(out.finish()).toString('utf8')).toBe(canonicalJson(view));
+        expect(Buffer.concat(out.finish()).toString('utf8')).toBe(canonicalize(view));
       }),
       { numRuns: 2000 },
     );

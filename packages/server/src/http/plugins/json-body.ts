@@ -3,6 +3,7 @@ import secureJsonParse from 'secure-json-parse';
 import { DomainError } from '../../domain/errors.js';
 import type { App } from '../types.js';
 import { findDuplicateMember, type DuplicateMember } from './duplicate-members.js';
+import { findLoneSurrogate } from './lone-surrogates.js';
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -17,7 +18,8 @@ function charsetOf(contentType: string | undefined): string | undefined {
  * Decodes a JSON body strictly: UTF-8 only (RFC 8259 §8.1), no byte order mark, no invalid byte
  * sequences (Fastify's default would replace them with U+FFFD and silently drop a BOM), and the
  * same prototype-poisoning refusal as Fastify's default parser, and no member name twice in one
- * object, at any depth (JSON.parse would silently keep the last; see duplicate-members.ts).
+ * object, at any depth (JSON.parse would silently keep the last; see duplicate-members.ts), and
+ * no string that is not well-formed Unicode (a lone surrogate escape; see lone-surrogates.ts).
  */
 export function parseJsonBody(contentType: string | undefined, body: Buffer): unknown {
   const charset = charsetOf(contentType);
@@ -46,6 +48,13 @@ export function parseJsonBody(contentType: string | undefined, body: Buffer): un
   }
   const duplicate = findDuplicateMember(text, value);
   if (duplicate) throw duplicateMemberProblem(duplicate);
+  const lone = findLoneSurrogate(text, value);
+  if (lone) {
+    const message = `holds the lone surrogate ${lone.escape}: send well-formed Unicode (I-JSON)`;
+    throw new DomainError('invalid_request', `body${lone.pointer}: ${message}`, [
+      { field: `body${lone.pointer}`, message },
+    ]);
+  }
   return value;
 }
 

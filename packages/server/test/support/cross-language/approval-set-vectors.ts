@@ -30,6 +30,9 @@ export interface ApprovalSetVector {
   keys: string;
   evidence: ApprovalSetEvidence;
   action?: unknown;
+  maxAgeSeconds?: number;
+  /** Unix seconds "now" for the max-age check (counted from decidedAt). */
+  now?: number;
   expect: { valid: boolean; failed: string[] };
 }
 
@@ -73,6 +76,7 @@ export function approvalSetVectors(input: {
     receipts,
   });
   const valid = set({}, [r.alice, r.bob]);
+  const decided = Math.floor(Date.parse(base.decidedAt) / 1000);
   const vector = (
     name: string,
     evidence: ApprovalSetEvidence,
@@ -109,6 +113,17 @@ export function approvalSetVectors(input: {
       [],
     ),
     vector('the executor action differs', valid, ['action'], input.otherAction),
+    vector(
+      'a string holds a lone surrogate (schema)',
+      {
+        ...valid,
+        approvalSet: {
+          ...valid.approvalSet,
+          approvalSet: { ...valid.approvalSet.approvalSet, title: 'Payout \udc00' },
+        },
+      },
+      ['schema'],
+    ),
     vector('an extra member (schema)', set({ note: 'x' }, [r.alice, r.bob]), ['schema']),
     vector(
       'approvalSetHashHex differs',
@@ -166,5 +181,20 @@ export function approvalSetVectors(input: {
       set({ approvals: [entry(r.alice), { ...entry(r.bob), subject: 'carol' }] }, [r.alice, r.bob]),
       ['receipts'],
     ),
+    { ...vector('within the maximum age', valid, []), maxAgeSeconds: 300, now: decided + 299 },
+    {
+      ...vector('decided longer ago than the maximum age', valid, ['maxAge']),
+      maxAgeSeconds: 300,
+      now: decided + 301,
+    },
+    {
+      ...vector('valid after its key was retired (a later keys.json)', valid, []),
+      keys: 'keys-rotated.json',
+    },
+    // The set and its receipts are signed by the same key: none of them is within its validity.
+    {
+      ...vector('decided outside the key validity', valid, ['serviceKeyValid', 'receipts']),
+      keys: 'keys-not-yet-valid.json',
+    },
   ];
 }

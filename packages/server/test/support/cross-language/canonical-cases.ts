@@ -2,8 +2,11 @@
  * The RFC 8785 inputs of the cross-language vectors, as JSON TEXT: each language parses the text
  * with its own JSON reader (numbers become IEEE 754 doubles, as RFC 8785 requires) and must print
  * the canonical form the SDK prints. The expected output is computed by the SDK's canonicalJson
- * when the vectors are written, never typed by hand.
+ * when the vectors are written, never typed by hand (canonicalVectors, actionHashVectors below;
+ * test/cross-language-drift.test.ts holds the committed files to them).
  */
+import { canonicalJson } from '@presence/sdk';
+import { computeActionHashSync } from '@presence/sdk/node';
 
 export interface CanonicalInput {
   name: string;
@@ -96,10 +99,19 @@ export const CANONICAL_INPUTS: CanonicalInput[] = [
   ...structures.map(([name, inputText]) => ({ name, inputText })),
 ];
 
-/** Inputs that have no canonical form: every implementation must refuse them. */
+/**
+ * Inputs that have no canonical form: every implementation must refuse them. RFC 8785 takes
+ * I-JSON (RFC 7493 §2.1): no lone surrogate, in a string or a member name (Go's encoding/json
+ * would read one as U+FFFD, JavaScript and Python keep it, so the hashes would differ).
+ */
 export const CANONICAL_ERRORS: CanonicalInput[] = [
   { name: 'a number beyond the largest double (Infinity)', inputText: '[1e400]' },
   { name: 'a negative number beyond the largest double', inputText: '{"n": -1E309}' },
+  { name: 'a lone high surrogate', inputText: String.raw`["\ud800"]` },
+  { name: 'a lone low surrogate in a member name', inputText: String.raw`{"\udc00x": 1}` },
+  { name: 'a high surrogate followed by a letter', inputText: String.raw`["\uD83D\u0041"]` },
+  { name: 'a surrogate pair in the wrong order', inputText: String.raw`{"a": ["ok", "\ude00\ud83d"]}` },
+  { name: 'a high surrogate at the end of a string', inputText: String.raw`["emoji \ud83d"]` },
 ];
 
 /** Actions as executors build them: amounts and identifiers as strings. */
@@ -128,3 +140,26 @@ export const ACTIONS: { name: string; action: Record<string, unknown> }[] = [
     action: { type: 'refund', orderId: '9007199254740993', amount: '0.10' },
   },
 ];
+
+/** The content of canonicalization.json. */
+export function canonicalVectors() {
+  return {
+    cases: CANONICAL_INPUTS.map(({ name, inputText }) => ({
+      name,
+      inputText,
+      canonical: canonicalJson(JSON.parse(inputText)),
+      sha256Hex: computeActionHashSync(JSON.parse(inputText)),
+    })),
+    errors: CANONICAL_ERRORS,
+  };
+}
+
+/** The content of action-hashes.json. */
+export function actionHashVectors() {
+  return ACTIONS.map(({ name, action }) => ({
+    name,
+    action,
+    canonical: canonicalJson(action),
+    actionHashHex: computeActionHashSync(action),
+  }));
+}

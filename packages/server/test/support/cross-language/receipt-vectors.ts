@@ -157,6 +157,19 @@ export function receiptVectors(
       signed: base,
       expect: { valid: false, failed: ['serviceSignature'] },
     },
+    {
+      name: 'the executor action holds a lone surrogate (no canonical form)',
+      keys: 'keys.json',
+      signed: base,
+      action: { ...(action as object), memo: 'a\ud800' },
+      expect: { valid: false, failed: ['action'] },
+    },
+    // No canonical form, so it cannot be re-signed: the hash and signature are the original's.
+    tampered(
+      'a string holds a lone surrogate (schema)',
+      { ...base, receipt: { ...receipt, subject: `${String(receipt.subject)}\ud800` } },
+      ['schema'],
+    ),
     tampered(
       'an extra member (schema)',
       resign((r) => ({ ...r, amount: '1.00' })),

@@ -16,7 +16,7 @@ export interface VectorsService {
   composed: Composed;
   tenantId: string;
   request(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'PUT',
     url: string,
     body?: unknown,
     key?: string,
