@@ -14,7 +14,7 @@ import { putPolicy } from '../../../domain/policy/put-policy.js';
 import { resolvePolicy } from '../../../domain/policy/resolve-policy.js';
 import type { ConsoleContext } from '../console-context.js';
 import { when } from '../widgets.js';
-import { KEY_CHANGES } from './key-changes.js';
+import { KEY_CHANGES, type KeyScopes } from './key-changes.js';
 import { SETTINGS_CHANGES } from './settings-changes.js';
 import { WEBHOOK_CHANGES } from './webhook-changes.js';
 
@@ -36,6 +36,17 @@ export interface DangerousChange {
   /** What the role must be allowed to change; null for a member's own passkeys (every role). */
   permission: ConsolePermission | null;
   params: TSchema;
+  /**
+   * It hands out a secret (a key, an invite link, a signing secret): when it waits for approvers,
+   * only the member who asked for it may apply it and see the secret
+   * (docs/console.md#approvers-of-dangerous-changes).
+   */
+  returnsSecret?: true;
+  /**
+   * A key change: the scopes of the key it creates, rotates or revokes. Whoever asks for, approves
+   * or applies it must be a member whose role may use every one of them (checkMemberKeyScopes).
+   */
+  keyScopes?(ctx: ConsoleContext, tenantId: string, target: string, params: never): Promise<KeyScopes>;
   /** The state before and after, as plain JSON (never a secret): shown, signed, and re-checked before applying. */
   describe(
     ctx: ConsoleContext,
@@ -100,6 +111,7 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
   },
   'member.invite': {
     permission: 'members',
+    returnsSecret: true,
     params: Type.Object(
       { role: Type.Union(CONSOLE_ROLES.map((r) => Type.Literal(r))) },
       { additionalProperties: false },

@@ -54,6 +54,7 @@ export const WEBHOOK_CHANGES: Record<string, DangerousChange> = {
   'webhook.create': {
     permission: 'webhooks',
     params: EndpointParams,
+    returnsSecret: true,
     check: async (ctx, _tenantId, target, params: EndpointInput) => {
       if (target !== NEW_ENDPOINT_TARGET) throw notFound('the endpoint to create');
       await checkWebhookUrl(ctx.deps, params.url);
@@ -119,6 +120,7 @@ export const WEBHOOK_CHANGES: Record<string, DangerousChange> = {
   'webhook.rotate-secret': {
     permission: 'webhooks',
     params: Type.Object({ overlapSeconds: Seconds(7 * 86400) }, { additionalProperties: false }),
+    returnsSecret: true,
     check: checkEndpoint,
     describe: async (ctx, tenantId, target, params: { overlapSeconds: number }) => {
       const endpoint = await getWebhookEndpoint(ctx.deps, tenantId, target);
