@@ -252,8 +252,11 @@ describeEachDialect('console changes approved by several members', (dialect) => 
     expect(listed.body).not.toContain(`/console/changes/${id}/apply`);
     const token = tokenOf(requested.json.pending.approvalUrl);
     expect((await ceremony(s, token, 'approve', second.authenticator)).status).toBe(200);
-    expect((await second.get('/console/changes')).body).toContain(`/console/changes/${id}/apply`);
-    const applied = await second.form(`/console/changes/${id}/apply`, []);
+    // The new key's secret is shown only to the member who asked for it.
+    expect((await second.get('/console/changes')).body).not.toContain(`/console/changes/${id}/apply`);
+    expect((await second.form(`/console/changes/${id}/apply`, [])).status).toBe(403);
+    expect((await first.get('/console/changes')).body).toContain(`/console/changes/${id}/apply`);
+    const applied = await first.form(`/console/changes/${id}/apply`, []);
     expect(applied.status, applied.body).toBe(200);
     expect(applied.body).toMatch(/<code id="secret-value" class="secret">presence_/);
     const again = await first.form(`/console/changes/${id}/apply`, []);
@@ -263,10 +266,90 @@ describeEachDialect('console changes approved by several members', (dialect) => 
       { action: 'api_key.created' },
       { limit: 5 },
     );
-    expect(keys[0]?.actor.name).toBe('owner 2');
+    expect(keys[0]?.actor.name).toBe('owner 1');
     expect(keys[0]?.approvalId).toBe(
       (await s.composed.deps.store.console.changes.get(t.tenantId, id))!.approvalId,
     );
+  });
+
+  /** Owner 1 asks (quorum 2) for `change` on a key holding policy:write; owner 2 approves it. */
+  async function approvedKeyChange(kind: 'create' | 'rotate' | 'revoke') {
+    const t = await team(['owner', 'owner', 'developer']);
+    expect((await setQuorum(t.clients[0]!, 2)).status).toBe(200);
+    const made = await s.request(
+      'POST',
+      '/v1/keys',
+      { name: `wide ${kind}`, scopes: ['policy:write'] },
+      t.apiKey,
+    );
+    const change =
+      kind === 'create'
+        ? { kind: 'api-key.create', target: 'new', params: { name: 'wide new', scopes: ['policy:write'] } }
+        : {
+            kind: `api-key.${kind}`,
+            target: made.json.key.keyId as string,
+            params: kind === 'rotate' ? { graceSeconds: 0 } : {},
+          };
+    const options = await t.clients[0]!.post('/console/api/approvals/options', change);
+    expect(options.status, options.body).toBe(200);
+    const requested = await t.clients[0]!.approve(change);
+    expect(requested.status, requested.body).toBe(200);
+    const token = tokenOf(requested.json.pending.approvalUrl);
+    // The developer may not use policy:write, so it is no approver of such a key.
+    const developer = await ceremony(s, token, 'approve', t.clients[2]!.authenticator);
+    expect(developer.json).toMatchObject({ decision: 'CREDENTIAL_NOT_ALLOWED', recorded: false });
+    expect((await ceremony(s, token, 'approve', t.clients[1]!.authenticator)).status).toBe(200);
+    const keys = async () =>
+      (await s.testStore.rows('api_keys')).filter(
+        (k) => k.tenant_id === t.tenantId && String(k.name).startsWith('wide'),
+      );
+    const changeId = requested.json.pending.changeId as string;
+    const status = async () =>
+      (await s.composed.deps.store.console.changes.get(t.tenantId, changeId))!.status;
+    return { ...t, approverNames: options.json.approverNames as string[], changeId, keys, status };
+  }
+
+  for (const kind of ['create', 'rotate'] as const) {
+    it(`a developer neither approves nor applies a ${kind} of a policy:write key; only its requester receives the secret`, async () => {
+      const t = await approvedKeyChange(kind);
+      const [first, second, developer] = t.clients as [ConsoleClient, ConsoleClient, ConsoleClient];
+      expect(t.approverNames).toEqual(['owner 1', 'owner 2']);
+      const keysBefore = await t.keys();
+      const byDeveloper = await developer.post(`/console/api/changes/${t.changeId}/apply`, {});
+      expect(byDeveloper.status, byDeveloper.body).toBe(403);
+      expect(byDeveloper.json.detail).toContain('policy:write');
+      expect(byDeveloper.body).not.toContain('presence_');
+      expect((await developer.form(`/console/changes/${t.changeId}/apply`, [])).status).toBe(403);
+      expect((await developer.get('/console/changes')).body).not.toContain(
+        `/console/changes/${t.changeId}/apply`,
+      );
+      const bySecond = await second.post(`/console/api/changes/${t.changeId}/apply`, {});
+      expect(bySecond.status, bySecond.body).toBe(403);
+      expect(bySecond.json.detail).toContain('only the member who asked');
+      expect(await t.keys()).toEqual(keysBefore);
+      expect(await t.status()).toBe('pending');
+      const applied = await first.post(`/console/api/changes/${t.changeId}/apply`, {});
+      expect(applied.status, applied.body).toBe(200);
+      expect(applied.json.secret).toMatch(/^presence_/);
+      expect(await t.keys()).toHaveLength(2);
+    });
+  }
+
+  it('a developer applies no revocation of a policy:write key; an approver who may no longer hold it stops counting', async () => {
+    const t = await approvedKeyChange('revoke');
+    const [first, , developer] = t.clients as [ConsoleClient, ConsoleClient, ConsoleClient];
+    const byDeveloper = await developer.post(`/console/api/changes/${t.changeId}/apply`, {});
+    expect(byDeveloper.status, byDeveloper.body).toBe(403);
+    expect((await t.keys())[0]?.revoked_at ?? null).toBeNull();
+    expect(await t.status()).toBe('pending');
+    // Owner 2 approved, then became a developer: a developer may change keys, not policy:write ones.
+    const members = await s.composed.deps.store.console.members.list(t.tenantId);
+    const owner2 = members.find((m) => m.displayName === 'owner 2')!;
+    await s.composed.deps.store.console.members.setRole(t.tenantId, owner2.id, 'owner', 'developer');
+    const applied = await first.post(`/console/api/changes/${t.changeId}/apply`, {});
+    expect(applied.status, applied.body).toBe(409);
+    expect(applied.json.detail).toContain('only 1 of its 2 approvers');
+    expect((await t.keys())[0]?.revoked_at ?? null).toBeNull();
   });
 
   it('answers malformed requests on the change routes with 4xx problems and changes nothing', async () => {

@@ -1,7 +1,7 @@
 /**
  * The console's webhook day-one controls, on both dialects with a real receiver: editing an
- * endpoint's URL, events and description (with its audit event), a delivery's request and
- * response bodies, and the `audit.event` webhook a SIEM follows.
+ * endpoint's URL, events and description (with the passkey; its audit event keeps the receipt), a
+ * delivery's request and response bodies, and the `audit.event` webhook a SIEM follows.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ConsoleClient } from './support/console-client.js';
@@ -22,35 +22,47 @@ describeEachDialect('console webhook controls', (dialect) => {
     await r.close();
   });
 
-  it('edits URL, events and description; bad input changes nothing', async () => {
+  it('edits URL, events and description with the passkey; the plain form, description only; bad input changes nothing', async () => {
     const endpoint = await createEndpoint(s, `${r.url}/before`);
     const page = await owner.get(`/console/webhooks/${endpoint.id}`);
     expect(page.body).toContain('Edit endpoint');
-    const saved = await owner.form(`/console/webhooks/${endpoint.id}/edit`, [
-      ['url', `${r.url}/after`],
-      ['description', 'SIEM'],
-      ['events', 'audit.event'],
-      ['events', 'receipt.created'],
-    ]);
-    expect(saved.status, saved.body).toBe(303);
+    const update = {
+      kind: 'webhook.update',
+      target: endpoint.id,
+      params: { url: `${r.url}/after`, description: 'SIEM', events: ['audit.event', 'receipt.created'] },
+    };
+    const saved = await owner.approve(update);
+    expect(saved.status, saved.body).toBe(200);
     const after = (await s.request('GET', `/v1/webhooks/endpoints/${endpoint.id}`)).json.endpoint;
-    expect(after).toMatchObject({
-      url: `${r.url}/after`,
-      description: 'SIEM',
-      events: ['audit.event', 'receipt.created'],
-    });
+    expect(after).toMatchObject(update.params);
+    const kept = [
+      ['url', `${r.url}/after`],
+      ['events', 'receipt.created'],
+      ['events', 'audit.event'],
+    ];
+    const described = await owner.form(`/console/webhooks/${endpoint.id}/edit`, [
+      ...(kept as [string, string][]),
+      ['description', 'SIEM feed'],
+    ]);
+    expect(described.status, described.body).toBe(303);
     const refused = await owner.form(`/console/webhooks/${endpoint.id}/edit`, [
       ['url', 'http://10.0.0.1/'],
       ['events', 'audit.event'],
     ]);
-    expect(refused.status).toBe(400);
+    expect(refused.status).toBe(403);
+    const internal = await owner.post('/console/api/approvals/options', {
+      ...update,
+      params: { ...update.params, url: 'http://10.0.0.1/' },
+    });
+    expect(internal.status).toBe(400);
     const noEvents = await owner.form(`/console/webhooks/${endpoint.id}/edit`, [['url', `${r.url}/x`]]);
     expect(noEvents.status).toBe(400);
-    expect((await s.request('GET', `/v1/webhooks/endpoints/${endpoint.id}`)).json.endpoint.url).toBe(
-      `${r.url}/after`,
-    );
-    const event = (await s.request('GET', '/v1/audit-events?action=webhook_endpoint.updated')).json.data[0];
-    expect(event).toMatchObject({
+    expect((await s.request('GET', `/v1/webhooks/endpoints/${endpoint.id}`)).json.endpoint).toMatchObject({
+      ...update.params,
+      description: 'SIEM feed',
+    });
+    const events = (await s.request('GET', '/v1/audit-events?action=webhook_endpoint.updated')).json.data;
+    expect(events.find((e: { receiptId?: string }) => e.receiptId === saved.json.receiptId)).toMatchObject({
       actor: { type: 'console_member', name: 'Webhook Owner' },
       target: { type: 'webhook_endpoint', id: endpoint.id, name: 'SIEM' },
     });

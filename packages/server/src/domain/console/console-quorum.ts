@@ -1,8 +1,9 @@
+import type { Scope } from '@presence/contract';
 import { recordAuditEvent } from '../audit/record-audit-event.js';
 import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { memberSubject } from './console-settings.js';
-import { mayChange, type ConsolePermission } from './permissions.js';
+import { mayChange, scopesBeyondRole, type ConsolePermission } from './permissions.js';
 import type { MemberRecord } from './ports.js';
 
 /** How many members may be required to approve a dangerous console change. */
@@ -41,26 +42,42 @@ export async function setConsoleQuorum(
 }
 
 /**
- * Who may approve a change needing `permission`: every active member of the tenant whose role
- * holds it, the requester first (their passkey approval is the first one). A 409 naming how many
- * are needed and who can approve when there are fewer than `required`.
+ * Whether `member` may approve (or still count as an approver of) a change needing `permission`
+ * and, for a key change, touching a key with `keyScopes`: an active member whose role holds the
+ * permission and may use every one of those scopes.
+ */
+export function mayApprove(
+  member: MemberRecord,
+  permission: ConsolePermission | null,
+  keyScopes: readonly Scope[] = [],
+): boolean {
+  if (member.removedAt !== null) return false;
+  if (permission !== null && !mayChange(member.role, permission)) return false;
+  return scopesBeyondRole(member.role, keyScopes).length === 0;
+}
+
+/**
+ * Who may approve a change needing `permission` (and, for a key change, the key's scopes): every
+ * member `mayApprove` accepts, the requester first (their passkey approval is the first one). A 409
+ * naming how many are needed and who can approve when there are fewer than `required`.
  */
 export async function eligibleApprovers(
   deps: Pick<Deps, 'store'>,
   requester: MemberRecord,
   permission: ConsolePermission,
   required: number,
+  keyScopes: readonly Scope[] = [],
 ): Promise<MemberRecord[]> {
   const members = await deps.store.console.members.list(requester.tenantId);
   const eligible = members
-    .filter((m) => m.removedAt === null && mayChange(m.role, permission))
+    .filter((m) => mayApprove(m, permission, keyScopes))
     .sort((a, b) => Number(b.id === requester.id) - Number(a.id === requester.id))
     .slice(0, MAX_APPROVERS);
   if (eligible.length < required) {
     const who = eligible.map((m) => `${m.displayName} (${m.role})`).join(', ') || 'nobody';
     throw new DomainError(
       'conflict',
-      `this change needs ${required} approvers whose role may change ${permission}, and the tenant has ${eligible.length}: ${who}. Invite another member with that right (an operator can too: presence console invite), or have an owner lower the approvers required; nothing was changed`,
+      `this change needs ${required} approvers whose role may change ${permission}${keyScopes.length > 0 ? ` and use ${keyScopes.join(', ')}` : ''}, and the tenant has ${eligible.length}: ${who}. Invite another member with that right (an operator can too: presence console invite), or have an owner lower the approvers required; nothing was changed`,
     );
   }
   return eligible;

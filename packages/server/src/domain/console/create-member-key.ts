@@ -2,7 +2,7 @@ import type { ApiKey, Scope } from '@presence/contract';
 import { createApiKey } from '../api-keys/create-api-key.js';
 import type { Deps } from '../deps.js';
 import { DomainError } from '../errors.js';
-import { gatedScopesIn, scopesOfRole } from './permissions.js';
+import { gatedScopesIn, scopesBeyondRole, scopesOfRole } from './permissions.js';
 import type { MemberRecord } from './ports.js';
 
 export interface MemberKeyInput {
@@ -24,8 +24,7 @@ export function checkMemberKeyScopes(
       { field: 'body/scopes', message: 'Choose at least one scope' },
     ]);
   }
-  const allowed = scopesOfRole(member.role);
-  const missing = scopes.filter((s) => !allowed.includes(s));
+  const missing = scopesBeyondRole(member.role, scopes);
   if (missing.length === 0) return;
   const field = verb === 'create' ? 'body/scopes' : 'target';
   throw new DomainError(

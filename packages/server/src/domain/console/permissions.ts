@@ -67,6 +67,12 @@ export function scopesOfRole(role: ConsoleRole): readonly Scope[] {
   return [...READ_SCOPES, ...GRANTS[role].flatMap((p) => PERMISSION_SCOPES[p])];
 }
 
+/** The scopes among `scopes` that the role may not use (none: it may hold a key with all of them). */
+export function scopesBeyondRole(role: ConsoleRole, scopes: readonly Scope[]): Scope[] {
+  const allowed = scopesOfRole(role);
+  return scopes.filter((s) => !allowed.includes(s));
+}
+
 export function gatedScopesIn(scopes: readonly Scope[]): Scope[] {
   return scopes.filter((s) => GATED_SCOPES.includes(s));
 }

@@ -71,8 +71,12 @@ async function prepare(request: FastifyRequest, body: ChangeRequestBody) {
   };
   // A member's own new passkey is theirs alone (permission null): one approver, always.
   const required = change.permission === null ? 1 : await consoleQuorum(ctx.deps, tenantId);
+  // A key change's approvers must also be allowed its scopes (a developer never approves a policy:write key).
+  const key = await change.keyScopes?.(ctx, tenantId, body.target, params as never);
   const approvers =
-    required > 1 ? await eligibleApprovers(ctx.deps, member, change.permission!, required) : [member];
+    required > 1
+      ? await eligibleApprovers(ctx.deps, member, change.permission!, required, key?.scopes)
+      : [member];
   return { ctx, signedIn, change, params, exact, required, approvers };
 }
 

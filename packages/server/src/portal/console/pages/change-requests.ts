@@ -1,7 +1,10 @@
+import type { Scope } from '@presence/contract';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { cancelChangeRequest, finishChange, refreshChange } from '../../../domain/console/console-changes.js';
+import { mayApprove } from '../../../domain/console/console-quorum.js';
 import { memberIdOfSubject } from '../../../domain/console/console-settings.js';
+import { checkMemberKeyScopes } from '../../../domain/console/create-member-key.js';
 import { mayChange, requirePermission, type ConsolePermission } from '../../../domain/console/permissions.js';
 import type { ConsoleChangeRecord, MemberRecord } from '../../../domain/console/ports.js';
 import { asMember } from '../../../domain/console/record-audit.js';
@@ -9,7 +12,7 @@ import { canonicalJson } from '../../../domain/encoding.js';
 import { DomainError, notFound } from '../../../domain/errors.js';
 import type { App } from '../../../http/types.js';
 import { checkCsrf, consoleRequest, memberOf, type ConsoleContext } from '../console-context.js';
-import { resolveChange, type ChangeResult } from './dangerous-changes.js';
+import { resolveChange, type ChangeResult, type DangerousChange } from './dangerous-changes.js';
 
 const ChangeId = Type.Object(
   { id: Type.String({ pattern: '^chg_[0-9A-HJKMNP-TV-Z]{26}$' }) },
@@ -38,10 +41,51 @@ async function refuseStale(
 }
 
 /**
- * Applies an approved change once (docs/console.md#approvers-of-dangerous-changes): the approval
- * must be approved, the state must still be the `before` its approvers saw, and the change row's
- * compare-and-set pending → applied lets exactly one of concurrent applies execute it. The change
- * runs with the requester's rights; its audit event names the member who applied it and the approval.
+ * Who may apply an approved change; a 403 leaves it pending. A member whose role may make it and,
+ * for a key change, use every scope of the key (the same check as asking for it); a change that
+ * hands out a secret, only the member who asked for it. Returns the key's scopes (none otherwise).
+ */
+async function requireApplier(
+  ctx: ConsoleContext,
+  record: ConsoleChangeRecord,
+  change: DangerousChange,
+  params: Record<string, unknown>,
+  applier: MemberRecord,
+): Promise<readonly Scope[]> {
+  if (change.permission !== null) requirePermission(applier, change.permission);
+  const key = await change.keyScopes?.(ctx, record.tenantId, record.target, params as never);
+  if (key) checkMemberKeyScopes(applier, key.scopes, key.verb);
+  if (change.returnsSecret && applier.id !== record.requesterId) {
+    throw new DomainError(
+      'forbidden',
+      `only the member who asked for this ${record.kind} change may apply it: it hands out a secret, shown once to them; nothing was changed`,
+    );
+  }
+  return key?.scopes ?? [];
+}
+
+/** Whether `member` may apply the change (the Apply button is shown only then). */
+export async function mayApply(
+  ctx: ConsoleContext,
+  record: ConsoleChangeRecord,
+  member: MemberRecord,
+): Promise<boolean> {
+  try {
+    const { change, params } = resolveChange(record.kind, record.params);
+    await requireApplier(ctx, record, change, params, member);
+    return true;
+  } catch (error) {
+    if (error instanceof DomainError) return false;
+    throw error;
+  }
+}
+
+/**
+ * Applies an approved change once (docs/console.md#approvers-of-dangerous-changes): the applier
+ * must be allowed to (requireApplier), the approval must be approved, the state must still be the
+ * `before` its approvers saw, and the change row's compare-and-set pending → applied lets exactly
+ * one of concurrent applies execute it. The change runs with the requester's rights; its audit
+ * event names the member who applied it and the approval.
  */
 export async function applyChange(
   ctx: ConsoleContext,
@@ -51,7 +95,7 @@ export async function applyChange(
 ): Promise<ChangeResult> {
   const found = await changeOf(ctx, applier, id);
   const { change, params } = resolveChange(found.kind, found.params);
-  if (change.permission !== null) requirePermission(applier, change.permission);
+  const keyScopes = await requireApplier(ctx, found, change, params, applier);
   const { record, approval, approved } = await refreshChange(ctx.deps, ctx.settings, found);
   if (record.status !== 'pending') {
     throw new DomainError('conflict', `this change is already ${record.status}; nothing was changed`);
@@ -63,7 +107,7 @@ export async function applyChange(
     );
   }
   const deps = asMember(ctx.deps, applier, { requestId, approvalId: record.approvalId });
-  const standing = await approvalsStillStanding(ctx, record, change.permission);
+  const standing = await approvalsStillStanding(ctx, record, change.permission, keyScopes);
   if (standing < record.required) {
     return refuseStale(
       { ...ctx, deps },
@@ -113,19 +157,19 @@ export async function applyChange(
   }
 }
 
-/** Approvals from approvers who are still active members whose role holds the change's permission. */
+/** Approvals from approvers who may still approve it (console-quorum.ts mayApprove). */
 async function approvalsStillStanding(
   ctx: ConsoleContext,
   record: ConsoleChangeRecord,
   permission: ConsolePermission | null,
+  keyScopes: readonly Scope[],
 ): Promise<number> {
   const { consoleTenantId } = ctx.settings;
   const approvers = await ctx.deps.store.approvals.approvers.listFor(consoleTenantId, [record.approvalId]);
   const members = new Map((await ctx.deps.store.console.members.list(record.tenantId)).map((m) => [m.id, m]));
   return approvers.filter((a) => {
     const member = members.get(memberIdOfSubject(a.subject) ?? '');
-    if (a.decision !== 'approved' || !member || member.removedAt !== null) return false;
-    return permission === null || mayChange(member.role, permission);
+    return a.decision === 'approved' && member !== undefined && mayApprove(member, permission, keyScopes);
   }).length;
 }
 

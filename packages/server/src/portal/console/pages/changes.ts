@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { openChangeLink } from '../../../domain/console/change-link.js';
 import { cancelChangeRequest, refreshChange } from '../../../domain/console/console-changes.js';
-import { mayChange } from '../../../domain/console/permissions.js';
 import type { ConsoleChangeRecord, MemberRecord } from '../../../domain/console/ports.js';
 import { notFound } from '../../../domain/errors.js';
 import type { App } from '../../../http/types.js';
@@ -9,8 +8,7 @@ import { html, type SafeHtml } from '../../html.js';
 import { compareFields } from '../../links/flatten-action.js';
 import { action, Form, page, type View } from '../routes.js';
 import { badge, empty, plainForm, secretOnce, when } from '../widgets.js';
-import { applyChange } from './change-requests.js';
-import { DANGEROUS_CHANGES } from './dangerous-changes.js';
+import { applyChange, mayApply } from './change-requests.js';
 
 const ChangeParams = Type.Object({ id: Type.String({ pattern: '^chg_[0-9A-HJKMNP-TV-Z]{26}$' }) });
 
@@ -60,14 +58,13 @@ async function changeItem(
 ): Promise<SafeHtml> {
   const { record, approval, approved } = await refreshChange(view.ctx.deps, view.ctx.settings, found);
   const me = view.signedIn.member;
-  const permission = DANGEROUS_CHANGES[record.kind]?.permission ?? null;
-  const eligible = permission === null || mayChange(me.role, permission);
   const requester = members.find((m) => m.id === record.requesterId)?.displayName ?? record.requesterId;
   const open = record.status === 'pending';
   const link = open ? openChangeLink(view.ctx.deps, record) : '';
   const what = `${record.kind} on ${record.target}`;
   const state =
     open && approval === 'approved' ? 'approved, ready to apply' : open ? approval : record.status;
+  const applicable = open && approval === 'approved' && (await mayApply(view.ctx, record, me));
   return html`<li class="change">
     <h3>${what} ${badge(state, open && approval === 'approved' ? 'ok' : STATUS_BADGE[record.status])}</h3>
     <p>
@@ -91,7 +88,7 @@ async function changeItem(
             </div>`
         : ''
     }
-    ${open && approval === 'approved' && eligible ? plainForm(`/console/changes/${record.id}/apply`, view.csrf, `Apply change|${what}`, html``, 'danger') : ''}
+    ${applicable ? plainForm(`/console/changes/${record.id}/apply`, view.csrf, `Apply change|${what}`, html``, 'danger') : ''}
     ${open && (me.id === record.requesterId || me.role === 'owner') ? plainForm(`/console/changes/${record.id}/cancel`, view.csrf, `Cancel change|${what}`) : ''}
   </li>`;
 }

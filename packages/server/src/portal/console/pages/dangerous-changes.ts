@@ -12,14 +12,9 @@ import { checkRelyingParty } from '../../../domain/policy/check-relying-party.js
 import { currentPolicy } from '../../../domain/policy/get-policy.js';
 import { putPolicy } from '../../../domain/policy/put-policy.js';
 import { resolvePolicy } from '../../../domain/policy/resolve-policy.js';
-import {
-  deleteWebhookEndpoint,
-  getWebhookEndpoint,
-  rotateWebhookSecret,
-} from '../../../domain/webhooks/manage-webhook-endpoints.js';
 import type { ConsoleContext } from '../console-context.js';
 import { when } from '../widgets.js';
-import { KEY_CHANGES } from './key-changes.js';
+import { KEY_CHANGES, type KeyScopes } from './key-changes.js';
 import { SETTINGS_CHANGES } from './settings-changes.js';
 import { WEBHOOK_CHANGES } from './webhook-changes.js';
 
@@ -42,9 +37,16 @@ export interface DangerousChange {
   permission: ConsolePermission | null;
   params: TSchema;
   /**
-   * Refuses unknown or foreign targets, what the member's role may not do, and parameters the
-   * change would refuse, before any challenge is made.
+   * It hands out a secret (a key, an invite link, a signing secret): when it waits for approvers,
+   * only the member who asked for it may apply it and see the secret
+   * (docs/console.md#approvers-of-dangerous-changes).
    */
+  returnsSecret?: true;
+  /**
+   * A key change: the scopes of the key it creates, rotates or revokes. Whoever asks for, approves
+   * or applies it must be a member whose role may use every one of them (checkMemberKeyScopes).
+   */
+  keyScopes?(ctx: ConsoleContext, tenantId: string, target: string, params: never): Promise<KeyScopes>;
   /** The state before and after, as plain JSON (never a secret): shown, signed, and re-checked before applying. */
   describe(
     ctx: ConsoleContext,
@@ -53,6 +55,10 @@ export interface DangerousChange {
     params: never,
     member: MemberRecord,
   ): Promise<{ before: unknown; after: unknown }>;
+  /**
+   * Refuses unknown or foreign targets, what the member's role may not do, and parameters the
+   * change would refuse, before any challenge is made.
+   */
   check(
     ctx: ConsoleContext,
     tenantId: string,
@@ -70,11 +76,6 @@ export interface DangerousChange {
 }
 
 const NoParams = Type.Object({}, { additionalProperties: false });
-const Seconds = (max: number) => Type.Integer({ minimum: 0, maximum: max });
-
-async function checkEndpoint(ctx: ConsoleContext, tenantId: string, target: string) {
-  await getWebhookEndpoint(ctx.deps, tenantId, target);
-}
 
 async function checkMember(ctx: ConsoleContext, tenantId: string, target: string) {
   await activeMember(ctx, tenantId, target);
@@ -86,49 +87,11 @@ async function activeMember(ctx: ConsoleContext, tenantId: string, target: strin
   return member;
 }
 
-async function endpointState(ctx: ConsoleContext, tenantId: string, target: string) {
-  const e = await getWebhookEndpoint(ctx.deps, tenantId, target);
-  return { url: e.url, events: e.events, description: e.description };
-}
-
 /** The console's dangerous changes: each needs the member's passkey (docs/console.md). */
 export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
   ...KEY_CHANGES,
   ...WEBHOOK_CHANGES,
   ...SETTINGS_CHANGES,
-  'webhook.delete': {
-    permission: 'webhooks',
-    params: NoParams,
-    check: checkEndpoint,
-    describe: async (ctx, tenantId, target) => ({
-      before: await endpointState(ctx, tenantId, target),
-      after: null,
-    }),
-    execute: async (ctx, tenantId, target) => {
-      await deleteWebhookEndpoint(ctx.deps, tenantId, target);
-      return { message: 'The webhook endpoint was deleted.', redirect: '/console/webhooks' };
-    },
-  },
-  'webhook.rotate-secret': {
-    permission: 'webhooks',
-    params: Type.Object({ overlapSeconds: Seconds(7 * 86400) }, { additionalProperties: false }),
-    check: checkEndpoint,
-    describe: async (ctx, tenantId, target, params: { overlapSeconds: number }) => {
-      const endpoint = await getWebhookEndpoint(ctx.deps, tenantId, target);
-      const secret = `the current secret (made ${endpoint.secretCreatedAt})`;
-      return {
-        before: { url: endpoint.url, secret },
-        after: { url: endpoint.url, secret: 'a new secret', oldSecretWorksForSeconds: params.overlapSeconds },
-      };
-    },
-    execute: async (ctx, tenantId, target, params: { overlapSeconds: number }) => {
-      const rotated = await rotateWebhookSecret(ctx.deps, tenantId, target, params.overlapSeconds);
-      return {
-        message: 'The signing secret was rotated. Copy the new secret now: it is shown only once.',
-        secret: rotated.secret,
-      };
-    },
-  },
   'policy.change': {
     permission: 'policy',
     params: PolicyBody,
@@ -148,6 +111,7 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
   },
   'member.invite': {
     permission: 'members',
+    returnsSecret: true,
     params: Type.Object(
       { role: Type.Union(CONSOLE_ROLES.map((r) => Type.Literal(r))) },
       { additionalProperties: false },

@@ -1,4 +1,4 @@
-import { SCOPES } from '@presence/contract';
+import { SCOPES, type Scope } from '@presence/contract';
 import { Type } from '@sinclair/typebox';
 import { getApiKey, revokeApiKey, rotateApiKey } from '../../../domain/api-keys/manage-api-keys.js';
 import {
@@ -23,6 +23,20 @@ export const KeyParams = Type.Object(
   { additionalProperties: false },
 );
 
+/** The key a change creates, rotates or revokes: who takes part must be allowed its every scope. */
+export interface KeyScopes {
+  scopes: readonly Scope[];
+  verb: 'create' | 'rotate' | 'revoke';
+}
+
+/** The scopes of an existing key of the tenant. */
+function scopesOfKey(verb: 'rotate' | 'revoke') {
+  return async (ctx: ConsoleContext, tenantId: string, target: string): Promise<KeyScopes> => ({
+    scopes: (await getApiKey(ctx.deps, tenantId, target)).scopes,
+    verb,
+  });
+}
+
 /** A live key of the tenant whose every scope the member's role may use. */
 function checkKey(verb: 'rotate' | 'revoke') {
   return async (ctx: ConsoleContext, tenantId: string, target: string, _p: never, member: MemberRecord) => {
@@ -43,6 +57,11 @@ export const KEY_CHANGES: Record<string, DangerousChange> = {
   'api-key.create': {
     permission: 'keys',
     params: KeyParams,
+    returnsSecret: true,
+    keyScopes: async (_ctx, _tenantId, _target, params: MemberKeyInput) => ({
+      scopes: params.scopes,
+      verb: 'create',
+    }),
     check: async (_ctx, _tenantId, target, params: MemberKeyInput, member) => {
       if (target !== NEW_KEY_TARGET) throw notFound('the key to create');
       checkMemberKeyScopes(member, params.scopes, 'create');
@@ -62,6 +81,7 @@ export const KEY_CHANGES: Record<string, DangerousChange> = {
   'api-key.revoke': {
     permission: 'keys',
     params: Type.Object({}, { additionalProperties: false }),
+    keyScopes: scopesOfKey('revoke'),
     check: checkKey('revoke'),
     describe: async (ctx, tenantId, target) => {
       const before = await keyState(ctx, tenantId, target);
@@ -78,6 +98,8 @@ export const KEY_CHANGES: Record<string, DangerousChange> = {
       { graceSeconds: Type.Integer({ minimum: 0, maximum: 30 * 86400 }) },
       { additionalProperties: false },
     ),
+    returnsSecret: true,
+    keyScopes: scopesOfKey('rotate'),
     check: checkKey('rotate'),
     describe: async (ctx, tenantId, target, params: { graceSeconds: number }) => {
       const before = await keyState(ctx, tenantId, target);

@@ -5,7 +5,11 @@ import {
   type WebhookEndpoint,
 } from '@presence/contract';
 import { Type } from '@sinclair/typebox';
-import { updateWebhookEndpoint } from '../../../domain/webhooks/manage-webhook-endpoints.js';
+import { DomainError } from '../../../domain/errors.js';
+import {
+  getWebhookEndpoint,
+  updateWebhookEndpoint,
+} from '../../../domain/webhooks/manage-webhook-endpoints.js';
 import type { DeliveryBody } from '../../../domain/webhooks/read-delivery-bodies.js';
 import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
@@ -22,11 +26,20 @@ const EditEndpointForm = Form({
   }),
 });
 
-/** Edit URL, events and description (the same checks as PATCH on the API, SSRF rules included). */
+/**
+ * Edit URL, events and description (the same checks as PATCH on the API, SSRF rules included): a
+ * `webhook.update` the member's passkey approves (webhook-changes.ts). Without JavaScript the form
+ * posts to the plain route below, which saves a new description only.
+ */
 export function editForm(view: View, e: WebhookEndpoint): SafeHtml {
   return html`<section class="card" aria-labelledby="edit-hook-title">
     <h2 id="edit-hook-title">Edit endpoint</h2>
-    <form method="post" action="/console/webhooks/${e.id}/edit">
+    <form
+      method="post"
+      action="/console/webhooks/${e.id}/edit"
+      data-approve="webhook.update"
+      data-target="${e.id}"
+    >
       ${csrfField(view.csrf)}
       <p>
         <label for="edit-url">URL (https, publicly reachable)</label
@@ -53,6 +66,9 @@ export function editForm(view: View, e: WebhookEndpoint): SafeHtml {
           )}
         </div>
       </fieldset>
+      <p class="muted">
+        The URL and events decide where your tenant's events go, so saving asks for your passkey.
+      </p>
       <button type="submit">Save endpoint</button>
     </form>
   </section>`;
@@ -74,6 +90,17 @@ export function deliveryBodies(d: WebhookDelivery, body: DeliveryBody | undefine
   </details>`;
 }
 
+/** Whether the form keeps the endpoint's URL and events (in any order) as they are. */
+function keepsWhereItSends(e: WebhookEndpoint, body: Pick<WebhookEndpoint, 'url' | 'events'>): boolean {
+  const same = body.events.length === e.events.length && body.events.every((t) => e.events.includes(t));
+  return body.url === e.url && same;
+}
+
+/**
+ * The form without JavaScript (no passkey check): a new description only. A new URL or events
+ * could send the tenant's events elsewhere (and recover or redeliver past ones there), so they are
+ * refused with 403 and nothing is saved; `webhook.update` with the passkey changes them.
+ */
 export function webhookEditRoutes(app: App): void {
   action(
     app,
@@ -81,9 +108,15 @@ export function webhookEditRoutes(app: App): void {
     { body: EditEndpointForm, params: EndpointParams },
     'webhooks',
     async ({ view, params, body }) => {
+      const endpoint = await getWebhookEndpoint(view.ctx.deps, view.tenantId, params.id);
+      if (!keepsWhereItSends(endpoint, body)) {
+        throw new DomainError(
+          'forbidden',
+          'changing the URL or events of an endpoint must be approved with your passkey, which needs JavaScript in this page; enable it and try again. Nothing was changed',
+          [{ field: 'body/url', message: 'needs a passkey approval' }],
+        );
+      }
       await updateWebhookEndpoint(view.ctx.deps, view.tenantId, params.id, {
-        url: body.url,
-        events: body.events,
         description: body.description ? body.description : null,
       });
       return { redirect: `/console/webhooks/${params.id}` };
