@@ -1,7 +1,8 @@
 /**
  * "Only once" transitions of the API under concurrent requests, on both databases (issue 34 §2):
  * however many requests race, one rotation of a key succeeds and the others get a 409; a
- * revocation happens once and records one event; webhook secret rotations never overwrite a secret
+ * revocation happens once and records one event; a registration ceremony enrolls one passkey;
+ * webhook secret rotations never overwrite a secret
  * they did not read; one signing-key
  * rotation is scheduled; an approval is cancelled once, and a cancel or the expiry job racing its
  * last approving decision leaves one final status (with an approval set exactly when approved) and
@@ -14,8 +15,8 @@ import { rotateSigningKey } from '../src/domain/receipts/rotate-signing-key.js';
 import { signingSecrets } from '../src/domain/webhooks/webhook-secret.js';
 import { ceremony, tokenOf } from './support/approvals.js';
 import { describeEachDialect } from './support/each-dialect.js';
-import type { SoftAuthenticator } from './support/soft-authenticator.js';
-import { ORIGIN, useTestService } from './support/test-service.js';
+import { SoftAuthenticator } from './support/soft-authenticator.js';
+import { ORIGIN, RP_ID, useTestService } from './support/test-service.js';
 
 const RACERS = 10;
 /** Approvals whose last decision races a cancel or the expiry job, one after the other. */
@@ -75,6 +76,27 @@ describeEachDialect('single-use transitions of the API', (dialect) => {
     expect(new Set(results.map((r) => r.json.credential.revokedAt)).size).toBe(1);
     const events = (await s.testStore.rows('outbox_events')).filter(
       (e) => e.type === 'credential.revoked' && String(e.payload).includes(credential.id),
+    );
+    expect(events).toHaveLength(1);
+  });
+
+  it('consumes a registration once when several passkeys finish it at the same time: one credential', async () => {
+    const subject = 'registration-racer';
+    const options = await s.request('POST', '/v1/presence/credentials/options', { subject });
+    const challenge: string = options.json.publicKey.challenge;
+    // A different authenticator per racer: only the registration's compare-and-set stands between them.
+    const results = await race(() =>
+      s.request('POST', '/v1/presence/credentials', {
+        registrationId: options.json.registrationId,
+        credential: new SoftAuthenticator(RP_ID, ORIGIN).register({ challenge }),
+      }),
+    );
+    expect(statuses(results)).toEqual([201, ...Array<number>(RACERS - 1).fill(410)]);
+    for (const lost of results.filter((r) => r.status === 410))
+      expect(lost.json.code).toBe('registration_expired');
+    expect((await s.testStore.rows('credentials')).filter((c) => c.subject === subject)).toHaveLength(1);
+    const events = (await s.testStore.rows('outbox_events')).filter(
+      (e) => e.type === 'credential.registered' && String(e.payload).includes(subject),
     );
     expect(events).toHaveLength(1);
   });
