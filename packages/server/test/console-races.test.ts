@@ -21,6 +21,8 @@ import { RP_ID, useTestService } from './support/test-service.js';
 const RACERS = 6;
 /** Changes (and invites) whose two endings race, one after the other. */
 const ROUNDS = 4;
+/** Invites whose acceptance races a cancel started a little later each time (3 ms more per round). */
+const INVITE_ROUNDS = 10;
 
 describeEachDialect('console single-use transitions', (dialect) => {
   const s = useTestService(dialect);
@@ -197,7 +199,7 @@ describeEachDialect('console single-use transitions', (dialect) => {
   it("an invite's cancel racing its acceptance: a member with a used invite, or a cancelled invite and no member", async () => {
     const owner = await member('owner', 'Invite canceller');
     const outcomes: string[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < INVITE_ROUNDS; round++) {
       const { invite, inviteUrl } = await createInvite(s.composed.deps, await settings(), {
         tenantId: s.tenantId,
         role: 'developer',
@@ -212,7 +214,7 @@ describeEachDialect('console single-use transitions', (dialect) => {
       const body = { displayName, registrationId: options.json.registrationId, credential };
       const [joined, cancelled] = await Promise.all([
         joiner.post(`/console/api/invite/${token}`, body),
-        new Promise((r) => setTimeout(r, 2 * round)).then(() =>
+        new Promise((r) => setTimeout(r, 3 * round)).then(() =>
           owner.form(`/console/members/invites/${invite.id}/cancel`, []),
         ),
       ]);
