@@ -2,19 +2,27 @@
  * "Only once" transitions of the console under concurrent requests, on both databases (issue 34
  * §2): an invite is accepted once, a passkey approval executes its change once, two approved
  * rotations of one key yield one successor, and removing owners (or a member's passkeys) at once
- * never leaves a tenant without an owner (or a member without a passkey).
+ * never leaves a tenant without an owner (or a member without a passkey). A change's cancel racing
+ * its apply ends it once (applied and executed, or cancelled and not), and an invite's cancel racing
+ * its acceptance leaves a member with a used invite or a cancelled invite and no member.
  */
 import { expect, it } from 'vitest';
 import type { ConsoleSettings } from '../src/domain/console/console-settings.js';
 import { createInvite } from '../src/domain/console/create-invite.js';
 import type { ConsoleRole } from '../src/domain/console/ports.js';
+import { memberSubject } from '../src/domain/console/console-settings.js';
 import { listMemberPasskeys } from '../src/domain/console/manage-members.js';
+import { ceremony } from './support/approvals.js';
 import { ConsoleClient } from './support/console-client.js';
 import { describeEachDialect } from './support/each-dialect.js';
 import { SoftAuthenticator } from './support/soft-authenticator.js';
-import { useTestService } from './support/test-service.js';
+import { RP_ID, useTestService } from './support/test-service.js';
 
 const RACERS = 6;
+/** Changes (and invites) whose two endings race, one after the other. */
+const ROUNDS = 4;
+/** Invites whose acceptance races a cancel started a little later each time (3 ms more per round). */
+const INVITE_ROUNDS = 10;
 
 describeEachDialect('console single-use transitions', (dialect) => {
   const s = useTestService(dialect);
@@ -146,5 +154,88 @@ describeEachDialect('console single-use transitions', (dialect) => {
     expect(results.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
     const left = await s.composed.deps.store.console.members.list(tenant.tenantId);
     expect(left.filter((m) => m.role === 'owner')).toHaveLength(1);
+  });
+
+  it("a change's cancel racing its apply: applied and executed once, or cancelled and not executed", async () => {
+    const tenant = await s.newTenant();
+    const [first, second] = [
+      await ownerOf(tenant.tenantId, 'Asker'),
+      await ownerOf(tenant.tenantId, 'Second'),
+    ];
+    const quorum = { kind: 'settings.approvers', target: 'approvers', params: { required: 2 } };
+    expect((await first.approve(quorum)).status).toBe(200);
+    const store = s.composed.deps.store;
+    const outcomes: string[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const params = { rpId: RP_ID, rpName: `Raced ${round}`, allowedOrigins: ['https://app.example'] };
+      const requested = await first.approve({ kind: 'policy.change', target: 'policy', params });
+      expect(requested.status, requested.body).toBe(200);
+      const changeId: string = requested.json.pending.changeId;
+      const token = new URL(requested.json.pending.approvalUrl as string).pathname.split('/').at(-1)!;
+      expect((await ceremony(s, token, 'approve', second.authenticator)).json.state.status).toBe('approved');
+      const version = (await store.policies.current(tenant.tenantId))!.version;
+      const [applied, cancelled] = await Promise.all([
+        second.post(`/console/api/changes/${changeId}/apply`, {}),
+        new Promise((r) => setTimeout(r, 2 * round)).then(() =>
+          first.post(`/console/api/changes/${changeId}/cancel`, {}),
+        ),
+      ]);
+      const change = (await store.console.changes.get(tenant.tenantId, changeId))!;
+      outcomes.push(change.status);
+      expect(['applied', 'cancelled']).toContain(change.status);
+      const wasApplied = change.status === 'applied';
+      expect([applied.status, cancelled.status]).toEqual(wasApplied ? [200, 409] : [409, 200]);
+      const policy = (await store.policies.current(tenant.tenantId))!;
+      expect(policy.version).toBe(wasApplied ? version + 1 : version);
+      expect(policy.rules.rpName === `Raced ${round}`).toBe(wasApplied);
+      const audit = await store.auditEvents.list(tenant.tenantId, {}, { limit: 200 });
+      const of = (action: string) =>
+        audit.filter((e) => e.action === action && e.approvalId === change.approvalId).length;
+      expect([of('policy.changed'), of('console_change.cancelled')]).toEqual(wasApplied ? [1, 0] : [0, 1]);
+    }
+    console.info(`${dialect}: change apply vs cancel, ${outcomes.join(', ')}`);
+  });
+
+  it("an invite's cancel racing its acceptance: a member with a used invite, or a cancelled invite and no member", async () => {
+    const owner = await member('owner', 'Invite canceller');
+    const outcomes: string[] = [];
+    for (let round = 0; round < INVITE_ROUNDS; round++) {
+      const { invite, inviteUrl } = await createInvite(s.composed.deps, await settings(), {
+        tenantId: s.tenantId,
+        role: 'developer',
+        createdBy: null,
+      });
+      const token = new URL(inviteUrl).pathname.split('/').at(-1)!;
+      const joiner = new ConsoleClient(s.composed.app, await settings());
+      const displayName = `Invited ${round}`;
+      const options = await joiner.post(`/console/api/invite/${token}/options`, { displayName });
+      expect(options.status).toBe(200);
+      const credential = joiner.authenticator.register({ challenge: options.json.publicKey.challenge });
+      const body = { displayName, registrationId: options.json.registrationId, credential };
+      const [joined, cancelled] = await Promise.all([
+        joiner.post(`/console/api/invite/${token}`, body),
+        new Promise((r) => setTimeout(r, 3 * round)).then(() =>
+          owner.form(`/console/members/invites/${invite.id}/cancel`, []),
+        ),
+      ]);
+      const row = (await s.testStore.rows('console_invites')).find((i) => i.id === invite.id)!;
+      const joinedMember = (await members()).find((m) => m.id === invite.memberId);
+      outcomes.push(joinedMember ? 'joined' : 'cancelled');
+      expect(joinedMember !== undefined).toBe(row.used_at !== null);
+      if (joinedMember) {
+        expect([joined.status, cancelled.status]).toEqual([200, 404]);
+      } else {
+        expect(cancelled.status).toBe(303);
+        expect(joined.status).toBeGreaterThanOrEqual(400);
+        expect(joined.status).toBeLessThan(500);
+        expect(Number(row.expires_at)).toBeLessThanOrEqual(s.clock.now());
+        // A passkey registered before the acceptance lost is revoked: no way in without the invite.
+        const passkeys = (await s.testStore.rows('credentials')).filter(
+          (c) => c.subject === memberSubject(invite.memberId),
+        );
+        for (const passkey of passkeys) expect(passkey.revoked_at).not.toBeNull();
+      }
+    }
+    console.info(`${dialect}: invite acceptance vs cancel, ${outcomes.join(', ')}`);
   });
 });

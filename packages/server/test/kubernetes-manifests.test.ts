@@ -4,7 +4,8 @@
  * on /readyz and /healthz, the grace period covering the shutdown delay and drain, migrations in
  * their own Job with the replicas starting with migrations off, every secret a mounted file read
  * through a *_FILE variable the service knows, the metrics port, a PodDisruptionBudget that selects
- * the pods. And the service itself refuses a schema that is behind when migrations are off.
+ * the pods, a trusted-proxy hop count for the Ingress in front. And the service itself refuses a
+ * schema that is behind when migrations are off.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ import { Secret, Service } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { Env } from '../src/config/load-config.js';
+import { readTrustProxy } from '../src/config/read-trust-proxy.js';
 import { SECRET_VARIABLES } from '../src/config/secret-files.js';
 import { runCli, serviceBuilt, startServerProcess } from './support/server-process.js';
 
@@ -110,6 +112,13 @@ describe('deploy/kubernetes', () => {
       'DATABASE_URL',
     ])
       expect(env.has(`${name}_FILE`), name).toBe(true);
+  });
+
+  it('names the client by the address the Ingress saw: a hop count, never `true` (every hop)', () => {
+    const [deployment] = byKind('Deployment');
+    const value = envOf(deployment.spec.template.spec.containers[0]).get('PRESENCE_TRUST_PROXY');
+    expect(value, 'PRESENCE_TRUST_PROXY is unset: every client shares the Ingress address').toBeDefined();
+    expect(readTrustProxy(value)).toBe(1);
   });
 
   it('keeps a replica through voluntary disruptions', () => {

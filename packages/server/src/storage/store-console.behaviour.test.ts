@@ -79,6 +79,8 @@ for (const dialect of DIALECTS) {
         [1, 2].map(() => db.store.console.invites.cancel(a.tenant.id, open.id, T0 + 1)),
       );
       expect(both.filter(Boolean)).toHaveLength(1);
+      // An acceptance that read the clock before the cancel (an earlier `at`) is refused too.
+      expect(await db.store.console.invites.consume(open.id, T0)).toBe(false);
       expect(await db.store.console.invites.consume(open.id, T0 + 2)).toBe(false);
       expect(await db.store.console.invites.listOpen(a.tenant.id, T0 + 2)).toEqual([]);
       const dev = member(a.tenant.id, 'developer');

@@ -23,9 +23,11 @@ export async function cancelApproval(
     if (!approval) throw notFound('the approval');
     const now = deps.clock.now();
     if (!(await tx.approvals.approvals.lockPending(tenantId, approvalId, now))) {
+      // Read again: a concurrent cancel or decision may have ended it since the first read.
+      const current = (await tx.approvals.approvals.get(tenantId, approvalId)) ?? approval;
       throw new DomainError(
         'approval_not_pending',
-        `the approval is ${effective(approval.status, approval.expiresAt <= now)}; only a pending approval can be cancelled`,
+        `the approval is ${effective(current.status, current.expiresAt <= now)}; only a pending approval can be cancelled`,
       );
     }
     await tx.approvals.approvals.finish(tenantId, approvalId, 'cancelled', now);

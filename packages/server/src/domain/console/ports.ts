@@ -111,7 +111,10 @@ export interface ConsoleRepos {
     /** Marks it used only if unused and unexpired; false otherwise (single use under races). */
     consume(id: string, at: number): Promise<boolean>;
     listOpen(tenantId: string, now: number): Promise<InviteRecord[]>;
-    /** Ends an open invite of the tenant now (its link stops working); false when not open. */
+    /**
+     * Ends an invite of the tenant still open at `at` (its link stops working): its `expiresAt`
+     * becomes 0, before any time an acceptance may compare; false when not open.
+     */
     cancel(tenantId: string, id: string, at: number): Promise<boolean>;
   };
   sessions: {

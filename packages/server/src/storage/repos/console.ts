@@ -13,6 +13,9 @@ import { createConsoleChangeRepo, createConsoleQuorumRepo } from './console-chan
 import { createPasskeyNameRepo } from './console-passkey-names.js';
 import { changedAny } from './rows.js';
 
+/** The `expires_at` of a cancelled invite: no acceptance, whenever it read the clock, finds it open. */
+const CANCELLED_INVITE_EXPIRES_AT = 0;
+
 /** Console members, invites and sessions: the same queries in both dialects. */
 export function createConsoleRepos(db: Kysely<Database>): ConsoleRepos {
   return {
@@ -100,7 +103,9 @@ function createInviteRepo(db: Kysely<Database>): ConsoleRepos['invites'] {
       changedAny(
         await db
           .updateTable('console_invites')
-          .set({ expires_at: at })
+          // Expired at the epoch, not at `at`: an acceptance that read its time before this cancel
+          // (and so compares an earlier `at`) must not find the invite still open.
+          .set({ expires_at: CANCELLED_INVITE_EXPIRES_AT })
           .where('tenant_id', '=', tenantId)
           .where('id', '=', id)
           .where('used_at', 'is', null)
