@@ -31,6 +31,10 @@ const OUTSIDE_API_KEYS: { pattern: RegExp; reason: string }[] = [
     pattern: /^\/sdk\/presence-sdk\.tgz$/,
     reason: 'the SDK tarball is public (docs/integration.md#1-install-and-create-a-client)',
   },
+  {
+    pattern: /^\/sdk\/presence-guard\.tar\.gz$/,
+    reason: "the Python guard's sdist is public (docs/executor-guards.md#installing)",
+  },
   { pattern: /^\/problems(\/|$)/, reason: 'the pages that describe error codes (problem types) are public' },
   { pattern: /^\/admin\/v1\//, reason: 'operator routes use PRESENCE_ADMIN_TOKEN: checked below' },
   {
