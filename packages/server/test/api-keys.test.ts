@@ -125,6 +125,7 @@ describeEachDialect('API keys', (dialect) => {
         lastUsedAt: null,
         expiresAt: null,
         revokedAt: null,
+        createdByMemberId: null,
       }),
     );
     expect((await s.request('GET', '/v1/policy', undefined, legacy)).status).toBe(200);

@@ -31,6 +31,8 @@ export type ApiKeysTable = {
   revoked_at: number | null;
   /** The key its one rotation issued; null while never rotated (migration 0015). */
   rotated_to: string | null;
+  /** The console member who created it, or rotated the key it succeeds; null otherwise (migration 0019). */
+  created_by_member_id: string | null;
 };
 
 export type PoliciesTable = {

@@ -86,6 +86,29 @@ describeEachDialect(
       expect((await db.store.apiKeys.get(tenant.id, key.id))?.lastUsedAt).toBe(T0 + 50);
     });
 
+    it('apiKeys.liveByCreator: the working keys a member made, only the tenant, first `limit` and the count', async () => {
+      const { tenant } = await seedTenant(db.store, records);
+      const other = await seedTenant(db.store, records);
+      const by = (o: object) => records.apiKey(tenant.id, { createdByMemberId: 'mem_dana', ...o });
+      const live = [by({}), by({ expiresAt: T0 + 100 }), by({})];
+      const dead = [by({ revokedAt: T0 }), by({ expiresAt: T0 + 10 })];
+      const others = [
+        records.apiKey(tenant.id),
+        records.apiKey(tenant.id, { createdByMemberId: 'mem_other' }),
+        records.apiKey(other.tenant.id, { createdByMemberId: 'mem_dana' }),
+      ];
+      for (const k of [...live, ...dead, ...others]) await db.store.apiKeys.insert(k);
+      expect(await db.store.apiKeys.get(tenant.id, live[0]!.id)).toEqual(live[0]);
+      const found = await db.store.apiKeys.liveByCreator(tenant.id, 'mem_dana', T0 + 50, 2);
+      expect(found).toEqual({ keys: live.slice(0, 2), total: 3 });
+      const later = await db.store.apiKeys.liveByCreator(tenant.id, 'mem_dana', T0 + 100, 10);
+      expect(later).toEqual({ keys: [live[0], live[2]], total: 2 });
+      expect(await db.store.apiKeys.liveByCreator(tenant.id, 'mem_none', T0, 10)).toEqual({
+        keys: [],
+        total: 0,
+      });
+    });
+
     it('policies: current is the highest version, get is tenant-scoped, rules round-trip', async () => {
       const { tenant, policy } = await seedTenant(db.store, records);
       const other = await seedTenant(db.store, records);

@@ -48,6 +48,7 @@ export class TestRecords {
       lastUsedAt: null,
       expiresAt: null,
       revokedAt: null,
+      createdByMemberId: null,
       ...o,
     };
   }

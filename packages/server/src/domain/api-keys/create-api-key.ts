@@ -17,17 +17,19 @@ export interface CreateApiKeyInput {
 /**
  * Creates a key and returns its secret: the only time the secret exists outside the caller.
  * `grantorScopes` are the scopes of whoever asks (the calling key's, or OWNER_SCOPES for an
- * owner): the new key's scopes must be among them.
+ * owner): the new key's scopes must be among them. `createdByMemberId` is the console member who
+ * asks (null through the API, the CLI and the operator API).
  */
 export async function createApiKey(
   deps: Pick<Deps, 'store' | 'clock' | 'random' | 'audit'>,
   tenantId: string,
   input: CreateApiKeyInput,
   grantorScopes: readonly Scope[],
+  createdByMemberId: string | null = null,
 ): Promise<{ key: ApiKey; secret: string }> {
   checkGrantableScopes(grantorScopes, input.scopes);
   return deps.store.transaction(async (tx) => {
-    const created = await insertApiKey(deps, tx, tenantId, input);
+    const created = await insertApiKey(deps, tx, tenantId, input, createdByMemberId);
     await recordAuditEvent(deps, tx, {
       tenantId,
       action: 'api_key.created',
@@ -43,6 +45,7 @@ export async function insertApiKey(
   tx: StoreTx,
   tenantId: string,
   input: CreateApiKeyInput,
+  createdByMemberId: string | null = null,
 ): Promise<{ key: ApiKey; secret: string }> {
   const now = deps.clock.now();
   const { secret, prefix, keyHash } = newKeySecret(deps.random);
@@ -57,6 +60,7 @@ export async function insertApiKey(
     lastUsedAt: null,
     expiresAt: input.expiresInSeconds === undefined ? null : now + input.expiresInSeconds * 1000,
     revokedAt: null,
+    createdByMemberId,
   };
   await tx.apiKeys.insert(record);
   return { key: toApiKey(record), secret };

@@ -48,7 +48,8 @@ export async function revokeApiKey(
  * live key never rotated before can be (a revoked, expired or already rotated key is a 409, also
  * when the rotations race across processes: the store marks the key with a compare-and-set in the
  * same transaction as the successor's insert), and only by a grantor holding every scope of it
- * (see checkGrantableScopes).
+ * (see checkGrantableScopes). The successor records `rotatedByMemberId`, the console member who
+ * rotated it (null through the API and the CLI): whoever holds the new secret.
  */
 export async function rotateApiKey(
   deps: Pick<Deps, 'store' | 'clock' | 'random' | 'apiKeys' | 'audit'>,
@@ -56,6 +57,7 @@ export async function rotateApiKey(
   keyId: string,
   gracePeriodSeconds: number,
   grantorScopes: readonly Scope[],
+  rotatedByMemberId: string | null = null,
 ): Promise<{ key: ApiKey; secret: string; previous: ApiKey }> {
   return deps.store.transaction(async (tx) => {
     const old = await tx.apiKeys.get(tenantId, keyId);
@@ -63,7 +65,8 @@ export async function rotateApiKey(
     const now = deps.clock.now();
     refuseDeadKey(old, now);
     checkGrantableScopes(grantorScopes, old.scopes);
-    const created = await insertApiKey(deps, tx, tenantId, { name: old.name, scopes: old.scopes });
+    const input = { name: old.name, scopes: old.scopes };
+    const created = await insertApiKey(deps, tx, tenantId, input, rotatedByMemberId);
     const previous = await tx.apiKeys.markRotated(tenantId, keyId, {
       successorId: created.key.keyId,
       expiresAt: now + gracePeriodSeconds * 1000,

@@ -14,6 +14,11 @@ export interface ApiKeyRecord {
   lastUsedAt: number | null;
   expiresAt: number | null;
   revokedAt: number | null;
+  /**
+   * The console member who created the key (for a rotation's successor: who rotated it); null for
+   * keys made through the API, the CLI or the operator API. The key belongs to the tenant all the same.
+   */
+  createdByMemberId: string | null;
 }
 
 export interface ApiKeyRepo {
@@ -28,6 +33,16 @@ export interface ApiKeyRepo {
     change: { revokedAt?: number; expiresAt?: number },
   ): Promise<ApiKeyRecord | undefined>;
   touch(id: string, at: number): Promise<void>;
+  /**
+   * The keys `memberId` created that still work at `now` (not revoked, not expired), oldest first,
+   * at most `limit` of them, and how many there are in all.
+   */
+  liveByCreator(
+    tenantId: string,
+    memberId: string,
+    now: number,
+    limit: number,
+  ): Promise<{ keys: ApiKeyRecord[]; total: number }>;
   /**
    * The one rotation of a key, as a compare-and-set: records `successorId` and moves expiresAt to
    * at most `expiresAt`, only while the key is live at `now` and was never rotated. Returns the

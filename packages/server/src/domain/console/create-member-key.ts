@@ -56,5 +56,5 @@ export async function createMemberKey(
     );
   }
   const scopes = { name: input.name, scopes: input.scopes };
-  return createApiKey(deps, member.tenantId, scopes, scopesOfRole(member.role));
+  return createApiKey(deps, member.tenantId, scopes, scopesOfRole(member.role), member.id);
 }

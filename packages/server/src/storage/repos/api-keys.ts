@@ -29,6 +29,7 @@ export function createApiKeyRepo(db: Kysely<Database>): ApiKeyRepo {
     list: (tenantId, page) => listApiKeys(db, tenantId, page),
     update: (tenantId, id, change) => updateApiKey(db, tenantId, id, change),
     markRotated: (tenantId, id, rotation) => markRotated(db, tenantId, id, rotation),
+    liveByCreator: (tenantId, memberId, now, limit) => liveByCreator(db, tenantId, memberId, now, limit),
     /** Only moves last_used_at forward, so racing requests never set it back. */
     async touch(id, at) {
       await db
@@ -59,6 +60,24 @@ async function listApiKeys(
     .limit(page.limit)
     .execute();
   return rows.map(toApiKey);
+}
+
+async function liveByCreator(
+  db: Kysely<Database>,
+  tenantId: string,
+  memberId: string,
+  now: number,
+  limit: number,
+): Promise<{ keys: ApiKeyRecord[]; total: number }> {
+  const live = db
+    .selectFrom('api_keys')
+    .where('tenant_id', '=', tenantId)
+    .where('created_by_member_id', '=', memberId)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+  const rows = await live.selectAll().orderBy('id').limit(limit).execute();
+  const counted = await live.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirst();
+  return { keys: rows.map(toApiKey), total: Number(counted?.n ?? 0) };
 }
 
 async function updateApiKey(
@@ -135,6 +154,7 @@ function toRow(k: ApiKeyRecord): ApiKeysTable {
     expires_at: k.expiresAt,
     revoked_at: k.revokedAt,
     rotated_to: null,
+    created_by_member_id: k.createdByMemberId,
   };
 }
 
@@ -150,5 +170,7 @@ function toApiKey(row: ApiKeysTable): ApiKeyRecord {
     lastUsedAt: row.last_used_at,
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
+    // Null for every key stored before migration 0019, and for keys not made in the console.
+    createdByMemberId: row.created_by_member_id ?? null,
   };
 }

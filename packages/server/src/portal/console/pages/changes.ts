@@ -142,12 +142,14 @@ export function changePages(app: App): void {
     null,
     async ({ view, params, request }) => {
       const result = await applyChange(view.ctx, view.signedIn.member, params.id, request.id);
-      if (!result.secret) return { redirect: result.redirect ?? '/console/changes' };
+      if (!result.secret && !result.link) return { redirect: result.redirect ?? '/console/changes' };
+      // A secret is shown once, a link (a removed member's keys) is followed: the page stays for both.
       return {
         title: 'Changes awaiting approval',
         nav: '/console/changes',
         body: html`<p class="callout ok" role="status">${result.message}</p>
-          ${secretOnce(capitalized(result.secretLabel ?? 'the new secret'), result.secret)}
+          ${result.secret ? secretOnce(capitalized(result.secretLabel ?? 'the new secret'), result.secret) : ''}
+          ${result.link ? html`<p><a href="${result.link.href}">${result.link.text}</a></p>` : ''}
           <p><a href="/console/changes">Back to the changes</a></p>`,
       };
     },

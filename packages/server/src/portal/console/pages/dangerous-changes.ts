@@ -15,6 +15,7 @@ import { resolvePolicy } from '../../../domain/policy/resolve-policy.js';
 import type { ConsoleContext } from '../console-context.js';
 import { when } from '../widgets.js';
 import { KEY_CHANGES, type KeyScopes } from './key-changes.js';
+import { keysStillWorking, memberKeysState } from './member-keys.js';
 import { SETTINGS_CHANGES } from './settings-changes.js';
 import { WEBHOOK_CHANGES } from './webhook-changes.js';
 
@@ -157,15 +158,18 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
     check: checkMember,
     describe: async (ctx, tenantId, target) => {
       const m = await activeMember(ctx, tenantId, target);
+      const keys = await memberKeysState(ctx, tenantId, m.id);
       return {
-        before: { member: m.displayName, role: m.role, status: 'active' },
-        after: { member: m.displayName, status: 'removed; sessions ended, passkeys revoked' },
+        before: { member: m.displayName, role: m.role, status: 'active', ...keys.before },
+        after: { member: m.displayName, status: 'removed; sessions ended, passkeys revoked', ...keys.after },
       };
     },
     execute: async (ctx, tenantId, target) => {
       const member = await removeMember(ctx.deps, ctx.settings, tenantId, target);
+      const { note, ...link } = await keysStillWorking(ctx, tenantId, member.id, member.displayName, null);
       return {
-        message: `${member.displayName} was removed; their sessions ended and passkeys were revoked.`,
+        message: `${member.displayName} was removed; their sessions ended and passkeys were revoked.${note}`,
+        ...link,
       };
     },
   },
@@ -178,14 +182,22 @@ export const DANGEROUS_CHANGES: Record<string, DangerousChange> = {
     check: checkMember,
     describe: async (ctx, tenantId, target, params: { role: ConsoleRole }) => {
       const m = await activeMember(ctx, tenantId, target);
+      const keys = await memberKeysState(ctx, tenantId, m.id);
       return {
-        before: { member: m.displayName, role: m.role },
-        after: { member: m.displayName, role: params.role },
+        before: { member: m.displayName, role: m.role, ...keys.before },
+        after: { member: m.displayName, role: params.role, ...keys.after },
       };
     },
-    execute: async (ctx, _tenantId, target, params: { role: ConsoleRole }, changer) => {
+    execute: async (ctx, tenantId, target, params: { role: ConsoleRole }, changer) => {
       const { member, from } = await changeMemberRole(ctx.deps, changer, target, params.role);
-      return { message: `${member.displayName} is now ${member.role} (was ${from}).` };
+      const { note, ...link } = await keysStillWorking(
+        ctx,
+        tenantId,
+        member.id,
+        member.displayName,
+        member.role,
+      );
+      return { message: `${member.displayName} is now ${member.role} (was ${from}).${note}`, ...link };
     },
   },
 };

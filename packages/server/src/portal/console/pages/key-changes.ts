@@ -108,7 +108,8 @@ export const KEY_CHANGES: Record<string, DangerousChange> = {
     },
     execute: async (ctx, tenantId, target, params: { graceSeconds: number }, member) => {
       const grantor = scopesOfRole(member.role);
-      const rotated = await rotateApiKey(ctx.deps, tenantId, target, params.graceSeconds, grantor);
+      const grace = params.graceSeconds;
+      const rotated = await rotateApiKey(ctx.deps, tenantId, target, grace, grantor, member.id);
       return {
         message: `API key ${rotated.key.name} was rotated; the old secret works until ${rotated.previous.expiresAt ?? 'now'}. Copy the new secret now: it is shown only once.`,
         secret: rotated.secret,

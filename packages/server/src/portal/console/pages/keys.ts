@@ -1,7 +1,7 @@
 import { SCOPES, type ApiKey, type Scope } from '@presence/contract';
 import { Type } from '@sinclair/typebox';
-import { listApiKeys } from '../../../domain/api-keys/manage-api-keys.js';
 import { createMemberKey } from '../../../domain/console/create-member-key.js';
+import { listKeysWithCreators, type KeyWithCreator } from '../../../domain/console/key-creators.js';
 import { GATED_SCOPES, mayChange, scopesOfRole } from '../../../domain/console/permissions.js';
 import type { App } from '../../../http/types.js';
 import { html, type SafeHtml } from '../../html.js';
@@ -22,7 +22,34 @@ function state(k: ApiKey): SafeHtml {
   return badge('active', 'ok');
 }
 
-function keyRow(view: View, k: ApiKey, roleScopes: readonly Scope[] | null): SafeHtml {
+/** "Dana (admin)", "Dana (removed)" or "API or CLI", with what calls for a rotation. */
+function creatorCell({ creator, concern }: KeyWithCreator): SafeHtml {
+  const who =
+    creator === null
+      ? html`<span class="muted">API or CLI</span>`
+      : html`${creator.name} <span class="muted">(${creator.removed ? 'removed' : creator.role})</span>`;
+  return concern === null ? who : html`${who}<br />${badge('rotate or revoke', 'warn')} ${concern}`;
+}
+
+/** The working keys whose creator left or lost the role for their scopes, with what to do. */
+function keysToReview(keys: readonly KeyWithCreator[]): SafeHtml {
+  const flagged = keys.filter((k) => k.concern !== null);
+  if (flagged.length === 0) return html``;
+  return html`<div class="callout" role="note" id="keys-to-review">
+    <p>
+      ${badge('review', 'warn')}
+      ${flagged.length === 1 ? 'This key was' : `These ${flagged.length} keys were`} created by a member who
+      has since been removed or may no longer use their scopes. That member may still hold the secret, and the
+      key keeps working: rotate it (the new secret goes to you) or revoke it.
+    </p>
+    <ul>
+      ${flagged.map((k) => html`<li><strong>${k.key.name}</strong> (<code>${k.key.prefix}…</code>): ${k.concern}</li>`)}
+    </ul>
+  </div>`;
+}
+
+function keyRow(view: View, row: KeyWithCreator, roleScopes: readonly Scope[] | null): SafeHtml {
+  const k = row.key;
   const active = k.revokedAt === null;
   const canChange = roleScopes !== null && k.scopes.every((s) => roleScopes.includes(s));
   const controls =
@@ -46,6 +73,7 @@ function keyRow(view: View, k: ApiKey, roleScopes: readonly Scope[] | null): Saf
       ${k.scopes.length === SCOPES.length ? html`all ${SCOPES.length} scopes` : k.scopes.join(', ')}
     </td>
     <td data-label="Created">${when(k.createdAt)}</td>
+    <td data-label="Created by">${creatorCell(row)}</td>
     <td data-label="Last used">${when(k.lastUsedAt)}</td>
     <td data-label="State">${state(k)}</td>
     <td data-label="Actions" class="controls">${controls}</td>
@@ -103,20 +131,22 @@ function createForm(view: View, roleScopes: readonly Scope[]): SafeHtml {
 }
 
 async function keysBody(view: View, created?: SafeHtml): Promise<SafeHtml> {
-  const keys = (await listApiKeys(view.ctx.deps, view.tenantId, { limit: 200 })).items;
+  const keys = await listKeysWithCreators(view.ctx.deps, view.tenantId);
   const role = view.signedIn.member.role;
   const roleScopes = mayChange(role, 'keys') ? scopesOfRole(role) : null;
   return html`${created ?? ''}
     <section class="card wide" aria-labelledby="keys-title">
       <h2 id="keys-title">Keys</h2>
+      ${keysToReview(keys)}
       ${stackedTable(
-        ['Name', 'Prefix', 'Scopes', 'Created', 'Last used', 'State', 'Actions'],
+        ['Name', 'Prefix', 'Scopes', 'Created', 'Created by', 'Last used', 'State', 'Actions'],
         keys.map((k) => keyRow(view, k, roleScopes)),
         'No API keys.',
       )}
       <p class="muted">
-        Rotating or revoking a key asks for your passkey; you can change only keys whose scopes your role may
-        use.
+        Keys belong to the tenant, not to the member who created them: they keep working when that member
+        leaves or changes role. Rotating or revoking a key asks for your passkey; you can change only keys
+        whose scopes your role may use.
       </p>
     </section>
     ${roleScopes ? createForm(view, roleScopes) : ''}`;

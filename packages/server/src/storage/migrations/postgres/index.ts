@@ -14,6 +14,7 @@ import * as singleUse from './0015-single-use.js';
 import * as auditEvents from './0016-audit-events.js';
 import * as approvalRetention from './0017-approval-retention.js';
 import * as consoleChanges from './0018-console-changes.js';
+import * as keyCreators from './0019-key-creators.js';
 
 /** Every postgres migration, in order. Add new ones at the end; never edit an applied one. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -32,4 +33,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { id: '0016-audit-events', up: auditEvents.up },
   { id: '0017-approval-retention', up: approvalRetention.up },
   { id: '0018-console-changes', up: consoleChanges.up },
+  { id: '0019-key-creators', up: keyCreators.up },
 ];
