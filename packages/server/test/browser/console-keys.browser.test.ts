@@ -84,6 +84,21 @@ describeConsoleInChromium(
         await page.waitForSelector('body[data-ready="true"]');
         expect(await seriousViolations(page)).toEqual([]);
         await screenshots(page, 'keys-list', dialect);
+
+        // Grace demoted to developer keeps the key she saw: the Keys page flags it, for rotation or revocation.
+        const store = service.composed.deps.store;
+        const grace = (await store.console.members.list(service.devTenantId)).find(
+          (m) => m.displayName === 'Grace Admin',
+        )!;
+        expect(await store.console.members.setRole(service.devTenantId, grace.id, 'admin', 'developer')).toBe(
+          true,
+        );
+        await keyPage(page);
+        await expect
+          .poll(() => page.locator('main').textContent())
+          .toContain('created by Grace Admin, now developer: holds policy:write');
+        expect(await seriousViolations(page)).toEqual([]);
+        await screenshots(page, 'keys-flagged', dialect);
       } catch (error) {
         throw new Error(`${String(error)}\nat ${page.url()}\n${log.join('\n')}`, { cause: error });
       } finally {
