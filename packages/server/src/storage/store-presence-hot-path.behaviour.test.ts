@@ -31,6 +31,10 @@ describeEachDialect(
       return { tenant, policy, credential, challenge };
     }
 
+    /** The tenant's hourly rollups in the hours around T0. */
+    const hourRollups = (tenantId: string) =>
+      db.store.billing.rollups.list(tenantId, 'hour', T0 - 3_600_000, T0 + 3_600_000);
+
     const verified = (challenge: ChallengeRecord, credential: CredentialRecord, expected = 5, at = AT) =>
       records.verified(
         challenge,
@@ -155,12 +159,7 @@ describeEachDialect(
           });
           expect(await db.store.receipts.get(tenant.id, s.receipt.id)).toEqual({ ...s.receipt, seq: 1 });
           expect(await db.store.receiptLog.lastSeq(tenant.id)).toBe(1);
-          const hours = await db.store.billing.rollups.list(
-            tenant.id,
-            'hour',
-            T0 - 3_600_000,
-            T0 + 3_600_000,
-          );
+          const hours = await hourRollups(tenant.id);
           expect(hours).toEqual([expect.objectContaining({ meter: 'presence.verified', quantity: 1 })]);
           const second = await scene(db.store);
           const next = verified(second.challenge, second.credential);
@@ -201,12 +200,7 @@ describeEachDialect(
           expect(await write((tx) => tx.presence.settleDenied(denial(records.id('evt'))))).toBe(
             'already-decided',
           );
-          const hours = await db.store.billing.rollups.list(
-            tenant.id,
-            'hour',
-            T0 - 3_600_000,
-            T0 + 3_600_000,
-          );
+          const hours = await hourRollups(tenant.id);
           expect(hours).toEqual([expect.objectContaining({ meter: 'presence.denied', quantity: 1 })]);
         });
 
@@ -253,12 +247,7 @@ describeEachDialect(
           expect(await db.store.challenges.get(tenant.id, full.challenge.id)).toBeUndefined();
           expect(await db.store.billing.quotas.get(tenant.id, T0)).toMatchObject({ used: 2 });
           expect((await create(null).made).used).toBe(3);
-          const hours = await db.store.billing.rollups.list(
-            tenant.id,
-            'hour',
-            T0 - 3_600_000,
-            T0 + 3_600_000,
-          );
+          const hours = await hourRollups(tenant.id);
           expect(hours).toEqual([expect.objectContaining({ meter: 'challenges.created', quantity: 3 })]);
         });
       });
